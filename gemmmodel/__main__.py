@@ -1,0 +1,5 @@
+import sys
+
+from gemmmodel.cli import main
+
+sys.exit(main())
