@@ -13,6 +13,7 @@ from gemmmodel.errors import GemmModelError
 COMMANDS = [
     "gpus",
     "occupancy",
+    "kernels",
 ]
 
 
