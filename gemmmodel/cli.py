@@ -14,6 +14,10 @@ COMMANDS = [
     "gpus",
     "occupancy",
     "kernels",
+    "compile",
+    "facts",
+    "run",
+    "calibrate",
 ]
 
 

@@ -1,0 +1,112 @@
+"""Main-loop finder: natural loops of the control-flow graph of a Listing.
+
+Blocks start at labels and after branches. A back edge is an edge u -> h whose head h
+dominates u; its natural loop is h plus every block that reaches u without passing h.
+Loops with the same header are merged. The main loop is the loop with the most FMA
+instructions; among equals the smallest (innermost) one. Blocks unreachable from the
+entry (e.g. the self-branch nvdisasm shows after EXIT) take no part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from gemmmodel.compile.listing import Instr, Label, Listing, count_mix
+
+
+@dataclass(frozen=True)
+class MainLoop:
+    """The chosen loop: its instructions (layout order) and nesting depth (1 = outermost)."""
+
+    instrs: tuple
+    depth: int
+
+
+def _blocks(listing: Listing) -> tuple[list[list[Instr]], dict[str, int], list[bool]]:
+    """Split into basic blocks: returns blocks, label -> block index, falls-through flags."""
+    blocks: list[list[Instr]] = [[]]
+    label_block: dict[str, int] = {}
+    for item in listing.items:
+        if isinstance(item, Label):
+            if blocks[-1]:
+                blocks.append([])
+            label_block[item.name] = len(blocks) - 1
+            continue
+        blocks[-1].append(item)
+        if item.target is not None or item.ends_flow:
+            blocks.append([])
+    falls = [not (blk and blk[-1].ends_flow) for blk in blocks]
+    return blocks, label_block, falls
+
+
+def control_flow_graph(listing: Listing) -> tuple[nx.DiGraph, list[list[Instr]]]:
+    """The CFG: nodes are block indices (0 = entry), edges fall-through and branch edges."""
+    blocks, label_block, falls = _blocks(listing)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(blocks)))
+    for i, blk in enumerate(blocks):
+        last = blk[-1] if blk else None
+        if last is not None and last.target is not None and last.target in label_block:
+            graph.add_edge(i, label_block[last.target])
+        if falls[i] and i + 1 < len(blocks):
+            graph.add_edge(i, i + 1)
+    return graph, blocks
+
+
+def reachable_instructions(listing: Listing) -> list[Instr]:
+    """Instructions of the blocks reachable from the entry, in layout order (drops e.g. the
+    trap loop and alignment NOPs that nvdisasm shows after the last EXIT)."""
+    graph, blocks = control_flow_graph(listing)
+    reachable = nx.descendants(graph, 0) | {0}
+    return [ins for b in sorted(reachable) for ins in blocks[b]]
+
+
+def natural_loops(graph: nx.DiGraph, entry: int = 0) -> dict[int, set[int]]:
+    """Header block -> set of blocks of its natural loop (back edges to one header merged)."""
+    reachable = nx.descendants(graph, entry) | {entry}
+    sub = graph.subgraph(reachable)
+    idom = nx.immediate_dominators(sub, entry)
+
+    def dominates(h: int, u: int) -> bool:
+        while True:
+            if u == h:
+                return True
+            parent = idom.get(u, u)  # networkx >= 3.5 leaves the entry out of idom
+            if parent == u:
+                return False
+            u = parent
+
+    loops: dict[int, set[int]] = {}
+    for u, h in sub.edges():
+        if not dominates(h, u):
+            continue
+        body = loops.setdefault(h, {h})
+        stack = [u]
+        while stack:
+            node = stack.pop()
+            if node in body:
+                continue
+            body.add(node)
+            stack.extend(p for p in sub.predecessors(node) if p not in body)
+    return loops
+
+
+def find_main_loop(listing: Listing) -> MainLoop | None:
+    """The loop with the most FMAs (then the fewest instructions); None without loops."""
+    graph, blocks = control_flow_graph(listing)
+    loops = natural_loops(graph)
+    if not loops:
+        return None
+
+    def instrs_of(body: set[int]) -> list[Instr]:
+        return [ins for b in sorted(body) for ins in blocks[b]]
+
+    def key(header: int) -> tuple[int, int]:
+        mix = count_mix(instrs_of(loops[header]))
+        return (-mix["fma"], mix["instructions"])
+
+    best = min(loops, key=key)
+    depth = sum(1 for h, body in loops.items() if best in body)
+    return MainLoop(instrs=tuple(instrs_of(loops[best])), depth=depth)

@@ -1,0 +1,123 @@
+"""The compile-facts table of the catalogue: build it (every kernel x every target), write
+it as CSV, and load the committed copy (calibration/compile_facts.csv) without compilers.
+
+One row per (kernel_id, target): `kernel_id` is the catalogue id, then KernelFacts.flat()
+columns (mixes flattened to total_<key> / loop_<key>), then `status` ("ok" or the error the
+compiler gave, with the other columns empty).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from gemmmodel import CALIBRATION_DIR, KERNELS_DIR
+from gemmmodel.compile.driver import compile_facts, resolve_target
+from gemmmodel.compile.facts import KernelFacts
+from gemmmodel.compile.routes import choose_route
+from gemmmodel.errors import BadArgument, GemmModelError, KernelNotFound, ToolMissing
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+DEFAULT_TARGETS = ("gfx900", "gfx906", "gfx908", "gfx90a", "sm_61", "sm_80", "sm_90")
+TABLE_FILE = CALIBRATION_DIR / "compile_facts.csv"
+FIELDS = ["kernel_id", *KernelFacts(kernel="", target="", vendor="").flat().keys(), "status"]
+
+
+def catalogue_sources(catalogue: Path | None = None) -> list[tuple[str, Path, str]]:
+    """(id, source path, entry) of every catalogue kernel, in file order (design.md format)."""
+    path = Path(catalogue) if catalogue else KERNELS_DIR / "catalogue.toml"
+    if not path.is_file():
+        raise BadArgument(f"catalogue not found: {path}")
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    out = []
+    for kid, entry in data.get("kernel", {}).items():
+        if "source" not in entry or "entry" not in entry:
+            raise BadArgument(f"{path}: kernel {kid!r} lacks source or entry")
+        out.append((kid, path.parent / entry["source"], entry["entry"]))
+    return out
+
+
+def build_facts_table(targets=DEFAULT_TARGETS, catalogue: Path | None = None, jobs: int = 0,
+                      progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Compile every catalogue kernel for every target; rows in (target, catalogue) order.
+    A kernel that fails to compile gets a row whose `status` is the error message; a
+    missing toolchain (ToolMissing) stops the build."""
+    kernels = catalogue_sources(catalogue)
+    jobs = jobs or os.cpu_count() or 1
+    rows: list[dict] = []
+    for target_name in targets:
+        target, vendor = resolve_target(target_name)
+        route = choose_route(target, vendor)
+
+        def one(item, target=target, vendor=vendor, route=route):
+            kid, source, entry = item
+            try:
+                facts = compile_facts(source, target, entry=entry, route=route)[0]
+                return {"kernel_id": kid, **facts.flat(), "status": "ok"}
+            except ToolMissing:
+                raise
+            except GemmModelError as err:
+                first = " ".join(str(err).split())[:300]
+                return {"kernel_id": kid, "kernel": entry, "target": target, "vendor": vendor,
+                        "status": f"error: {first}"}
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for row in pool.map(one, kernels):
+                rows.append(row)
+                if progress:
+                    progress(f"{target} {row['kernel_id']}: {row['status']}")
+    return rows
+
+
+def write_facts_table(rows: list[dict], path: Path = TABLE_FILE) -> Path:
+    """Write rows as CSV with the FIELDS columns (missing values empty)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in FIELDS})
+    os.replace(tmp, path)
+    return path
+
+
+def load_compile_facts(path: Path | None = None):
+    """The committed table as a pandas DataFrame (one row per kernel_id x target)."""
+    import pandas as pd
+
+    path = Path(path) if path else TABLE_FILE
+    if not path.is_file():
+        raise BadArgument(f"compile facts table not found: {path} (run `gemmmodel facts`)")
+    return pd.read_csv(path, dtype={"kernel_id": str})
+
+
+def _clean(value):
+    if isinstance(value, float):
+        return None if math.isnan(value) else int(value) if value.is_integer() else value
+    return value.item() if hasattr(value, "item") else value
+
+
+def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
+    """KernelFacts of one catalogue kernel on one target, from the committed table."""
+    target, _ = resolve_target(spec_or_target)
+    df = table if table is not None else load_compile_facts()
+    match = df[(df["kernel_id"] == str(kernel_id)) & (df["target"] == target)]
+    if match.empty:
+        raise KernelNotFound(f"no compile facts for kernel {kernel_id!r} on {target}")
+    row = {k: _clean(v) for k, v in match.iloc[0].to_dict().items()}
+    if row.get("status") != "ok":
+        raise KernelNotFound(f"kernel {kernel_id!r} did not compile for {target}: {row['status']}")
+    for text_field in ("compiler", "flags", "mix_source", "kernel", "target", "vendor"):
+        row[text_field] = "" if row.get(text_field) is None else str(row[text_field])
+    return KernelFacts.from_flat(row)

@@ -1,0 +1,141 @@
+"""Assemble the theta-independent Components of one (kernel, GPU, shape) prediction.
+
+Reads the kernel parameters, compile facts (optional), spec and calibration (optional) and
+computes every term of docs/model.md up to the combination (combine.py), converting clocks
+to seconds with the clock the calibration measured (the FMA peak ratio) or the spec clock.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gemmmodel.errors import BadArgument
+from gemmmodel.model import latency as lat
+from gemmmodel.model.calib import Calib, value
+from gemmmodel.model.combine import MODES, Components
+from gemmmodel.model.kernel import KernelDesc, describe
+from gemmmodel.model.lds import lds_passes_per_iter, pass_rate_per_clk
+from gemmmodel.model.spawn import spawn_terms
+from gemmmodel.model.terms import Term
+from gemmmodel.model.traffic import (compute_peak, dram_bytes, l2_bytes, lds_bytes, roofline,
+                                     traffic_times)
+from gemmmodel.model.waves import wave_info
+from gemmmodel.model.work import iterations, kernel_mix, work_term
+
+
+def normalise_shape(shape) -> tuple[int, int, int, int]:
+    """(M, N, K) or (M, N, K, batch) -> (M, N, K, batch) of positive ints."""
+    vals = tuple(int(x) for x in shape)
+    if len(vals) == 3:
+        vals = vals + (1,)
+    if len(vals) != 4 or min(vals) < 1:
+        raise BadArgument(f"bad shape {shape!r}: expected (M, N, K[, batch]) >= 1")
+    return vals
+
+
+def effective_clock(spec, calib: Calib | None) -> Term:
+    """Clock that turns clocks into seconds: spec clock x measured / spec FMA peak where the
+    FMA peak was measured (it folds in the clock the GPU really ran at), else the measured
+    clock, else the spec clock."""
+    measured, origin = value(spec, calib, "fp32_flops")
+    spec_peak = float(spec.fp32_flop_per_clk_per_cu) * spec.compute_units * spec.clock_hz
+    if origin == "calibrated" and spec_peak > 0:
+        ratio, how = measured / spec_peak, "calibrated FMA peak"
+    else:
+        clock, c_origin = value(spec, calib, "clock_hz")
+        ratio = clock / spec.clock_hz if c_origin == "calibrated" else 1.0
+        how = "calibrated clock" if c_origin == "calibrated" else "spec"
+    return Term("clock_hz", spec.clock_hz * ratio, "Hz", "clock_hz * measured / spec",
+                {"spec_clock_hz": spec.clock_hz, "ratio": ratio}, note=f"clock: {how}")
+
+
+def _loop_ilp(desc: KernelDesc, facts) -> float:
+    """Loads in flight per wave for a kernel without LDS: k steps per compiled loop trip."""
+    loop = dict(getattr(facts, "mix_loop", None) or {}) if facts is not None else {}
+    loads = sum(v for k, v in loop.items() if k.startswith("global_load_"))
+    per_step = desc.tm + desc.tn
+    return max(1.0, loads / per_step) if loads else 1.0
+
+
+def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Components:
+    """All theta-independent parts of a prediction (see docs/model.md)."""
+    desc = describe(params)
+    shape = normalise_shape(shape)
+    wave = int(spec.wave_size)
+    mix = kernel_mix(desc, wave, facts)
+    wi = wave_info(desc, spec, shape, facts)
+    clock_t = effective_clock(spec, calib)
+    clock = clock_t.value
+    iters = iterations(desc, shape[2])
+    simds = int(spec.simds_per_cu)
+    busiest = wi.busiest_cu_blocks
+
+    # issue pipe: waves per SIMD over the launch on the busiest CU x clocks per wave-iteration
+    issue_cyc = lat.issue_cycles_per_wave_iter(spec, mix, wi.waves_per_simd)
+    wave_iters_simd = max(busiest * wi.waves_per_block / simds, 1.0) * iters
+    fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma / clock
+    t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value / clock, "s",
+                   "wave_iterations_per_simd * issue_cycles_per_wave_iteration / clock_hz",
+                   {"wave_iterations_per_simd": wave_iters_simd, "t_fma_only_s": fma_s},
+                   children=(issue_cyc, clock_t))
+
+    # LDS pipe
+    lds_bpc, lds_src = value(spec, calib, "lds_bytes_per_clk_per_cu")
+    rate = lds_bpc / (float(spec.lds_banks) * float(spec.lds_bank_bytes)) if lds_src == \
+        "calibrated" else pass_rate_per_clk(spec)
+    passes = lds_passes_per_iter(desc, spec) if desc.uses_lds else None
+    n_passes = passes.value if passes else 0.0
+    t_lds = Term("t_lds_s", busiest * iters * n_passes / rate / clock, "s",
+                 "busiest_cu_blocks * iterations * passes_per_iter / passes_per_clk / clock_hz",
+                 {"busiest_cu_blocks": busiest, "iterations": iters,
+                  "passes_per_clk": rate}, children=(passes,) if passes else (),
+                 note=f"LDS rate: {lds_src}")
+
+    # traffic
+    slots = int(spec.compute_units) * wi.blocks_per_cu
+    l2_t = l2_bytes(desc, shape, wi.blocks, mix)
+    dram_t = dram_bytes(desc, spec, shape, slots)
+    lds_b = lds_bytes(desc, spec, shape, wi.blocks)
+    t_l2, t_dram = traffic_times(spec, calib, l2_t, dram_t, 1.0)
+    work_t = work_term(desc, shape, wi.blocks, wave, mix)
+    roof = roofline(work_t.value, spec, calib, compute_peak(spec, facts), l2_t, dram_t, lds_b)
+
+    # spawn and launch
+    t_spawn, t_ramp, t_launch = spawn_terms(spec, calib, desc.threads, wi.blocks, slots)
+
+    # latency
+    g_lat = lat.global_latency(spec, calib, l2_t.value, dram_t.value)
+    lds_lat, lds_lat_src = value(spec, calib, "lds_latency_s")
+    lds_lat_t = Term("lds_latency_s", lds_lat, "s", "spec / calibration",
+                     note=f"LDS latency: {lds_lat_src}")
+    spill_lat = value(spec, calib, "l2_latency_s")[0] if mix.spill_ops > 0 else 0.0
+    if desc.uses_lds:
+        units = max(wi.resident_blocks, 1e-9)
+        n_unit_iters = float(busiest) * iters
+        alone = min(units, max(1.0, simds / wi.waves_per_block))
+        mode = "single" if desc.buffering == "single" else "double"
+        fill_blocks = busiest / units
+    else:
+        units = max(wi.resident_blocks * wi.waves_per_block, 1e-9)
+        n_unit_iters = float(busiest) * wi.waves_per_block * shape[2]
+        alone = min(units, float(simds))
+        mode = "none"
+        fill_blocks = 0.0
+    terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
+             "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
+             "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
+             "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b}
+    return Components(
+        issue_s=t_issue.value, lds_s=t_lds.value, l2_s=t_l2.value, dram_s=t_dram.value,
+        spawn_s=t_spawn.value, w=wi.waves_per_simd, units=units, n_unit_iters=n_unit_iters,
+        alone_factor=alone, lat_g_s=g_lat.value, lat_lds_s=lds_lat, lat_spill_s=spill_lat,
+        ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
+        ramp_s=t_ramp.value, launch_s=t_launch.value, terms=terms)
+
+
+def flop(shape) -> float:
+    m, n, k, b = normalise_shape(shape)
+    return 2.0 * m * n * k * b
+
+
+__all__ = ["assemble", "normalise_shape", "flop", "math"]

@@ -1,0 +1,143 @@
+"""Calibration inputs of the model: measured rates that replace spec values, and the fitted
+efficiency parameters.
+
+`Calib.values` holds measured quantities in SI (keys below); a key that is absent falls back
+to the spec, and every term records which it used ("calibrated" or "spec").
+`Calib.fit` holds the fitted parameters (fit.py, <= 5); absent ones take DEFAULT_FIT, which
+are a-priori choices (not fitted to anything):
+  overlap_loss    1.0  1 = resident waves switch between pipes independently (combine.py);
+                       larger = correlated waves, more of the other pipes' time exposed
+  latency_scale   1.0  multiplier on the exposed latency (1 = the spec/calibrated latencies)
+  lds_efficiency  1.0  achieved fraction of the LDS pass rate
+  issue_efficiency 1.0 achieved fraction of the issue rate
+  mem_efficiency  1.0  achieved fraction of the DRAM and L2 bandwidths
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gemmmodel import CALIBRATION_DIR
+
+DEFAULT_FIT = {
+    "overlap_loss": 1.0,
+    "latency_scale": 1.0,
+    "lds_efficiency": 1.0,
+    "issue_efficiency": 1.0,
+    "mem_efficiency": 1.0,
+}
+FIT_BOUNDS = {
+    "overlap_loss": (0.25, 4.0),
+    "latency_scale": (0.0, 4.0),
+    "lds_efficiency": (0.2, 1.0),
+    "issue_efficiency": (0.2, 1.0),
+    "mem_efficiency": (0.2, 1.0),
+}
+
+#: Measured quantities the model reads (SI) -> the spec attribute each replaces.
+VALUE_KEYS = {
+    "dram_bandwidth_Bps": "dram_bandwidth_Bps",
+    "l2_bandwidth_Bps": "l2_bandwidth_Bps",
+    "lds_bytes_per_clk_per_cu": "lds_bytes_per_clk_per_cu",
+    "fp32_flops": "fp32_peak_flops",
+    "launch_overhead_s": "launch_overhead_s",
+    "spawn_blocks_per_s": None,
+    "dram_latency_s": "dram_latency_s",
+    "l2_latency_s": "l2_latency_s",
+    "lds_latency_s": "lds_latency_s",
+    "clock_hz": "clock_hz",
+}
+
+
+@dataclass(frozen=True)
+class Calib:
+    """Measured values (SI) and fitted parameters for one GPU; empty = spec values only."""
+
+    gpu: str = ""
+    values: dict = field(default_factory=dict)
+    fit: dict = field(default_factory=dict)
+    training: tuple = ()
+    source: str = ""
+
+    def theta(self) -> dict:
+        """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
+        out = dict(DEFAULT_FIT)
+        out.update({k: float(v) for k, v in self.fit.items() if k in DEFAULT_FIT})
+        return out
+
+    def with_fit(self, fit: dict, training=()) -> "Calib":
+        return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source)
+
+
+def value(spec, calib: Calib | None, key: str) -> tuple[float, str]:
+    """(value, origin) of a rate or latency: the calibrated value where measured, else the
+    spec's (`origin` is "calibrated" or "spec")."""
+    if calib is not None and calib.values.get(key) is not None:
+        return float(calib.values[key]), "calibrated"
+    attr = VALUE_KEYS.get(key, key)
+    if attr is None:
+        return 0.0, "spec"
+    return float(getattr(spec, attr, 0.0) or 0.0), "spec"
+
+
+def fit_path(gpu: str, root: Path | None = None) -> Path:
+    return Path(root or CALIBRATION_DIR) / gpu / "fit.json"
+
+
+def load_calib(gpu: str, root: Path | None = None) -> Calib:
+    """Read calibration/<gpu>/summary.json (measured values, when present) and fit.json
+    (fitted parameters, when present). A missing folder gives an empty Calib."""
+    folder = Path(root or CALIBRATION_DIR) / gpu
+    values: dict = {}
+    summary = folder / "summary.json"
+    if summary.is_file():
+        values = summary_values(json.loads(summary.read_text()))
+    fit, training = {}, ()
+    fpath = folder / "fit.json"
+    if fpath.is_file():
+        data = json.loads(fpath.read_text())
+        fit = dict(data.get("params", {}))
+        training = tuple(data.get("training_set", ()))
+    return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder))
+
+
+def _num(entry):
+    """A summary entry may be a number or {"value": …}/{"measured": …}."""
+    if isinstance(entry, dict):
+        for key in ("measured", "value"):
+            if key in entry and entry[key] is not None:
+                return float(entry[key])
+        return None
+    if isinstance(entry, (int, float)):
+        return float(entry)
+    return None
+
+
+#: summary.json headline key (gemmmodel/calibrate/summary.py) -> Calib.values key.
+SUMMARY_KEYS = {
+    "dram_read_Bps": "dram_bandwidth_Bps",
+    "l2_read_Bps": "l2_bandwidth_Bps",
+    "lds_bytes_per_clk_per_sm": "lds_bytes_per_clk_per_cu",
+    "fma_peak_flop_per_s": "fp32_flops",
+    "clock_hz": "clock_hz",
+    "launch_overhead_s": "launch_overhead_s",
+    "spawn_blocks_per_s": "spawn_blocks_per_s",
+    "latency_dram_s": "dram_latency_s",
+    "latency_l2_s": "l2_latency_s",
+    "latency_lds_s": "lds_latency_s",
+}
+
+
+def summary_values(summary: dict) -> dict:
+    """Calib.values from a calibration summary.json: its "headline" entries are
+    {"measured": value, "unit": …, "spec": …}; a flat {key: number} dict also works."""
+    flat = dict(summary.get("headline", summary))
+    out = {}
+    for key, target in SUMMARY_KEYS.items():
+        if key in flat:
+            num = _num(flat[key])
+            if num is not None and num > 0:
+                out[target] = num
+    return out

@@ -1,0 +1,165 @@
+"""Combination: pipes, overlap, exposed latency, spawn and launch -> predicted time.
+
+    t = t_launch + t_pipes + t_latency + t_ramp
+    t_pipes = max(t_spawn, P_top / (1 - q)),   q = (1 - f_top) ** (w / overlap_loss)
+      P = {issue, lds, l2, dram}: pipe times of the busiest CU (issue, lds) or of the
+      whole GPU (l2, dram); P_top the largest, f_top = P_top / sum(P); w = resident waves
+      per SIMD. Each wave spends a fraction f_top of its time on the dominant pipe and the
+      rest on the others; the dominant pipe idles only when every resident wave is busy
+      elsewhere, with probability q if the waves are independent (overlap_loss = 1; larger
+      values model correlated waves, e.g. released together by a barrier). With one wave
+      per SIMD the pipes serialise (t = sum(P)); with many, t -> P_top. q <= 0.95.
+    t_latency = n_unit_iters * max(0, (C_alone + L)/u - C_cu) + fill   (latency.py)
+      C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
+    t_ramp, t_launch from spawn.py.
+Efficiency parameters theta (calib.DEFAULT_FIT, fitted by fit.py) scale the pipes:
+    issue / issue_efficiency, lds / lds_efficiency, (l2, dram) / mem_efficiency,
+    L * latency_scale; overlap_loss as above.
+The bottleneck is the largest contribution: the dominant pipe, the exposed latency or the
+launch + ramp. `Components` holds everything that does not depend on theta, so fit.py can
+evaluate thousands of theta values on arrays of components without rebuilding terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gemmmodel.model.calib import DEFAULT_FIT
+from gemmmodel.model.latency import exposed_per_unit_iter
+from gemmmodel.model.terms import Term
+
+PIPES = ("issue", "lds", "l2", "dram", "spawn")
+OVERLAP_PIPES = ("issue", "lds", "l2", "dram")
+Q_MAX = 0.95
+#: Numeric fields of Components used by evaluate_arrays (all seconds unless noted).
+FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "units", "n_unit_iters",
+          "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
+          "fill_blocks", "ramp_s", "launch_s")
+MODES = {"single": 0, "double": 1, "none": 2}
+
+
+@dataclass(frozen=True)
+class Components:
+    issue_s: float
+    lds_s: float
+    l2_s: float
+    dram_s: float
+    spawn_s: float
+    w: float               # resident waves per SIMD
+    units: float           # latency-hiding units resident per CU (blocks, or waves w/o LDS)
+    n_unit_iters: float    # unit-iterations on the busiest CU
+    alone_factor: float    # C_alone / C_cu
+    lat_g_s: float
+    lat_lds_s: float
+    lat_spill_s: float
+    ilp: float
+    mode_code: int         # MODES
+    fill_blocks: float     # prologue latencies on the busiest CU (blocks / units)
+    ramp_s: float
+    launch_s: float
+    terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
+
+    def array_row(self) -> list[float]:
+        return [float(getattr(self, f)) for f in FIELDS]
+
+
+def evaluate_arrays(a: dict, theta: dict) -> dict:
+    """Vectorised combination over arrays of component fields; returns every part (s)."""
+    th = {**DEFAULT_FIT, **theta}
+    pipes = {
+        "issue": a["issue_s"] / th["issue_efficiency"],
+        "lds": a["lds_s"] / th["lds_efficiency"],
+        "l2": a["l2_s"] / th["mem_efficiency"],
+        "dram": a["dram_s"] / th["mem_efficiency"],
+        "spawn": a["spawn_s"],
+    }
+    stack = np.vstack([np.atleast_1d(pipes[p]) for p in OVERLAP_PIPES])
+    top = stack.max(axis=0)
+    f_top = top / np.maximum(stack.sum(axis=0), 1e-300)
+    w = np.maximum(np.atleast_1d(a["w"]), 1e-9)
+    q = np.minimum(Q_MAX, (1.0 - f_top) ** (w / max(th["overlap_loss"], 1e-9)))
+    loss = top * q / (1.0 - q)
+    t_pipes = np.maximum(np.atleast_1d(pipes["spawn"]), top + loss)
+    n = np.maximum(np.atleast_1d(a["n_unit_iters"]), 1e-12)
+    c_cu = t_pipes / n
+    c_alone = c_cu * np.atleast_1d(a["alone_factor"])
+    lat_scale = th["latency_scale"]
+    mode = np.atleast_1d(a["mode_code"])
+    lat_g = np.atleast_1d(a["lat_g_s"])
+    lat_lds = np.atleast_1d(a["lat_lds_s"])
+    lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
+                   np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
+                            np.maximum(0.0, lat_g - c_alone) + lat_lds))
+    lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
+    units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
+    exposed = np.maximum(0.0, (c_alone + lat) / units - c_cu)
+    fill = lat_scale * lat_g * np.atleast_1d(a["fill_blocks"])
+    t_lat = n * exposed + fill
+    total = np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + np.atleast_1d(a["ramp_s"])
+    return {"total": total, "t_pipes": t_pipes, "top": top, "loss": loss, "q": q,
+            "t_latency": t_lat,
+            "latency_per_iter": lat, "exposed_per_iter": exposed, "fill": fill,
+            **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
+
+
+def evaluate(comp: Components, theta: dict) -> dict:
+    """Scalar combination of one Components (floats)."""
+    parts = evaluate_arrays({f: np.array([getattr(comp, f)], dtype=float) for f in FIELDS},
+                            theta)
+    return {k: float(v[0]) for k, v in parts.items()}
+
+
+def components_arrays(comps: list[Components]) -> dict:
+    """Stack a list of Components into arrays for evaluate_arrays."""
+    rows = np.array([c.array_row() for c in comps], dtype=float)
+    return {f: rows[:, i] for i, f in enumerate(FIELDS)}
+
+
+def bottleneck(parts: dict, comp: Components) -> str:
+    """Name of the largest contribution to the time."""
+    pipes = {p: parts[f"pipe_{p}"] for p in PIPES}
+    top = max(pipes, key=pipes.get)
+    contrib = {top: parts["top"], "latency": parts["t_latency"],
+               "launch": comp.launch_s + comp.ramp_s}
+    return max(contrib, key=contrib.get)
+
+
+def _mode_name(code: int) -> str:
+    return {v: k for k, v in MODES.items()}[int(code)]
+
+
+def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
+    """The Term tree of a prediction (root: t_total_s)."""
+    th = {**DEFAULT_FIT, **theta}
+    t = comp.terms
+    pipe_terms = []
+    for p, eff_key in (("issue", "issue_efficiency"), ("lds", "lds_efficiency"),
+                       ("l2", "mem_efficiency"), ("dram", "mem_efficiency"), ("spawn", None)):
+        base = t.get(f"t_{p}_s")
+        eff = th[eff_key] if eff_key else 1.0
+        pipe_terms.append(Term(f"t_{p}_s", parts[f"pipe_{p}"], "s",
+                               f"base / {eff_key}" if eff_key else "base",
+                               {"base_s": base.value if base else 0.0,
+                                **({eff_key: eff} if eff_key else {})},
+                               children=(base,) if base else ()))
+    pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
+                   "max(t_spawn, P_top / (1 - q)), q = (1 - P_top/sum(P)) ** (w / overlap_loss)",
+                   {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
+                    "w": comp.w, "q": parts["q"], "not_overlapped_s": parts["loss"]},
+                   children=tuple(pipe_terms))
+    lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("lds_latency_s")) if x)
+    lat_t = Term("t_latency_s", parts["t_latency"], "s",
+                 "n_unit_iters * max(0, (C_alone + L)/u - C_cu) + fill",
+                 {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
+                  "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
+                  "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],
+                  "buffering": _mode_name(comp.mode_code), "ilp": comp.ilp,
+                  "latency_scale": th["latency_scale"], "spill_latency_s": comp.lat_spill_s},
+                 children=lat_children)
+    extra = tuple(x for x in (t.get("t_ramp_s"), t.get("t_launch_s")) if x)
+    info = tuple(x for x in (t.get("work"), t.get("waves"), t.get("roofline_flops"),
+                             t.get("lds_bytes")) if x)
+    return Term("t_total_s", parts["total"], "s", "t_launch + t_pipes + t_latency + t_ramp",
+                {"theta": dict(th)}, children=(pipes_t, lat_t) + extra + info)

@@ -1,0 +1,105 @@
+"""Fit the efficiency parameters (calib.DEFAULT_FIT, at most 5) by least squares in log-time.
+
+Training data: the microbenchmarks set the measured rates directly (Calib.values from
+calibration/<gpu>/summary.json); the efficiency parameters are then fitted ONLY to a named
+training subset of kernel timings of calibration/<gpu>/ (kernels.csv, template.csv,
+batched.csv). Residual per sample: log(t_pred) - log(t_meas). A weak ridge term
+(RIDGE * log(theta / theta_default)) keeps parameters that no sample constrains at their
+a-priori value. The result is stored in calibration/<gpu>/fit.json with the training set
+named.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from gemmmodel.errors import BadArgument
+from gemmmodel.model.calib import DEFAULT_FIT, FIT_BOUNDS
+from gemmmodel.model.combine import Components, components_arrays, evaluate_arrays
+
+FIT_PARAMS = tuple(DEFAULT_FIT)
+RIDGE = 0.03
+
+
+@dataclass(frozen=True)
+class FitResult:
+    params: dict                  # all of DEFAULT_FIT's keys, fitted ones replaced
+    fitted: tuple                 # names of the parameters that were free
+    n: int                        # samples
+    rms_log_error: float          # sqrt(mean(residual^2)) of the log-times, fitted params
+    mape: float                   # mean |pred - meas| / meas on the training set
+    success: bool
+    training: tuple = field(default=())
+
+    def to_dict(self) -> dict:
+        return {"params": dict(self.params), "fitted": list(self.fitted), "n": self.n,
+                "rms_log_error": self.rms_log_error, "mape": self.mape,
+                "success": self.success, "training_set": list(self.training)}
+
+
+def predict_times(arrays: dict, theta: dict) -> np.ndarray:
+    """Predicted seconds for stacked components under theta."""
+    return evaluate_arrays(arrays, theta)["total"]
+
+
+def fit_theta(comps: list[Components], measured_s, params=FIT_PARAMS, start: dict | None = None,
+              training=()) -> FitResult:
+    """Least-squares fit of `params` (subset of DEFAULT_FIT) to measured times (s)."""
+    measured = np.asarray(measured_s, dtype=float)
+    if len(comps) != len(measured) or len(comps) == 0:
+        raise BadArgument(f"fit needs matching samples: {len(comps)} components, "
+                          f"{len(measured)} times")
+    if np.any(measured <= 0) or not np.all(np.isfinite(measured)):
+        raise BadArgument("measured times must be positive and finite")
+    params = tuple(params)
+    unknown = [p for p in params if p not in DEFAULT_FIT]
+    if unknown or len(params) > 5:
+        raise BadArgument(f"fit parameters must be <= 5 of {', '.join(DEFAULT_FIT)}: {params}")
+    arrays = components_arrays(comps)
+    base = {**DEFAULT_FIT, **(start or {})}
+    lo = np.array([FIT_BOUNDS[p][0] for p in params])
+    hi = np.array([FIT_BOUNDS[p][1] for p in params])
+    x0 = np.clip(np.array([base[p] for p in params], dtype=float), lo * 1.0001, hi * 0.9999)
+    log_meas = np.log(measured)
+    prior = np.array([DEFAULT_FIT[p] for p in params])
+
+    def theta_of(x):
+        return {**base, **dict(zip(params, x))}
+
+    def residual(x):
+        pred = predict_times(arrays, theta_of(x))
+        res = np.log(np.maximum(pred, 1e-30)) - log_meas
+        return np.concatenate([res, RIDGE * np.log(x / prior)])
+
+    sol = least_squares(residual, x0, bounds=(lo, hi), method="trf", x_scale="jac")
+    theta = theta_of(sol.x)
+    pred = predict_times(arrays, theta)
+    res = np.log(pred) - log_meas
+    return FitResult(params={k: float(v) for k, v in theta.items()}, fitted=params,
+                     n=len(measured), rms_log_error=float(math.sqrt(np.mean(res ** 2))),
+                     mape=float(np.mean(np.abs(pred - measured) / measured)),
+                     success=bool(sol.success), training=tuple(training))
+
+
+def write_fit(path: Path, result: FitResult, gpu: str, source: str) -> Path:
+    """Write fit.json atomically (params, training set, error, date, source data)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"gpu": gpu, **result.to_dict(), "source": source,
+            "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "method": "scipy least_squares on log-time (gemmmodel/model/fit.py)"}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".fit-", suffix=".json")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=2)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return path

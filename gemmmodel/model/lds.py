@@ -1,0 +1,133 @@
+"""LDS (shared memory) bank conflicts: a lane-level simulator and the LDS time term.
+
+Rule (ARCH-FACTS "LDS" and "Shared memory"; the lane groups are spec data, spec.lds_phases):
+the lanes of one wave are split into groups per access width ("b32", "b64", "b128"); the
+lanes of a group are served together by the `lds_banks` banks of `lds_bank_bytes` bytes.
+Within a group, a bank that must deliver d DISTINCT words takes d cycles (lanes reading the
+same word share it: broadcast). One instruction therefore takes
+    passes = sum over groups of max(1, max over banks of distinct words in that bank)
+bank cycles ("passes"); a conflict-free group takes 1. Each pass moves at most
+lds_banks * lds_bank_bytes bytes, so the LDS serves lds_bytes_per_clk_per_cu /
+(lds_banks * lds_bank_bytes) passes per clock per CU (1 on every shipped spec).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from gemmmodel.errors import SpecError
+from gemmmodel.model.access import LdsAccess, lds_accesses
+from gemmmodel.model.kernel import KernelDesc
+from gemmmodel.model.terms import Term
+
+
+def lane_groups(spec, width_bytes: int, kind: str = "read") -> list[list[int]]:
+    """Lane groups for an access of `width_bytes` from spec.lds_phases: the key
+    "b<bits>_<kind>" (e.g. "b128_write") when the spec gives one, else "b<bits>";
+    b96 uses the b128 groups."""
+    phases = getattr(spec, "lds_phases", None) or {}
+    width = "b128" if width_bytes == 12 else f"b{8 * width_bytes}"
+    key = f"{width}_{kind}" if f"{width}_{kind}" in phases else width
+    if key not in phases:
+        raise SpecError(f"no LDS lane groups for {key} accesses", key_path=f"lds_phases.{key}",
+                        file=getattr(spec, "name", ""))
+    return [list(map(int, g)) for g in phases[key]]
+
+
+def conflict_passes(addr: np.ndarray, width_bytes: int, groups: Sequence[Sequence[int]],
+                    banks: int, bank_bytes: int) -> np.ndarray:
+    """Bank passes per instruction for each wave.
+
+    addr: (waves, lanes) byte addresses (or one wave as a 1-D array), -1 = idle lane.
+    Returns float array (waves,): sum over groups of the conflict degree (distinct words in
+    the busiest bank, at least 1 for a group with an active lane)."""
+    addr = np.atleast_2d(np.asarray(addr, dtype=np.int64))
+    waves, lanes = addr.shape
+    words_per_lane = max(1, width_bytes // bank_bytes)
+    words = addr[:, :, None] // bank_bytes + np.arange(words_per_lane)[None, None, :]
+    words = np.where(addr[:, :, None] >= 0, words, -1)
+    passes = np.zeros(waves)
+    for group in groups:
+        idx = [g for g in group if g < lanes]
+        if not idx:
+            continue
+        sub = np.sort(words[:, idx, :].reshape(waves, -1), axis=1)
+        first = np.ones_like(sub, dtype=bool)
+        first[:, 1:] = sub[:, 1:] != sub[:, :-1]
+        unique = first & (sub >= 0)
+        key = np.arange(waves)[:, None] * banks + (sub % banks)
+        counts = np.bincount(key[unique], minlength=waves * banks).reshape(waves, banks)
+        degree = counts.max(axis=1)
+        active = (sub >= 0).any(axis=1)
+        passes += np.where(active, np.maximum(degree, 1), 0)
+    return passes
+
+
+def stride_pattern(stride_words: int, lanes: int, bank_bytes: int = 4) -> np.ndarray:
+    """Byte addresses where lane l starts at word l * stride_words (the conflict sweep)."""
+    return np.arange(lanes, dtype=np.int64) * stride_words * bank_bytes
+
+
+def access_passes(access: LdsAccess, spec) -> float:
+    """Mean bank passes of one LDS instruction over the waves of the block."""
+    groups = lane_groups(spec, access.width_bytes, access.kind)
+    p = conflict_passes(access.addr, access.width_bytes, groups, int(spec.lds_banks),
+                        int(spec.lds_bank_bytes))
+    return float(p.mean())
+
+
+def ideal_passes(access: LdsAccess, spec) -> float:
+    """Passes the instruction would take with no conflicts (bytes / pass size, >= groups)."""
+    groups = lane_groups(spec, access.width_bytes, access.kind)
+    lanes = access.addr.shape[1]
+    per_pass = int(spec.lds_banks) * int(spec.lds_bank_bytes)
+    total = 0
+    for g in groups:
+        n = len([x for x in g if x < lanes])
+        if n:
+            total += max(1, -(-n * access.width_bytes // per_pass))
+    return float(total)
+
+
+def lds_table(desc: KernelDesc, spec) -> list[dict]:
+    """Per LDS instruction of one tile iteration: width, count per thread, passes per wave
+    instruction (mean over waves), conflict-free passes and the degree ratio."""
+    rows = []
+    for acc in lds_accesses(desc, int(spec.wave_size)):
+        passes = access_passes(acc, spec)
+        ideal = ideal_passes(acc, spec)
+        rows.append({"name": acc.name, "kind": acc.kind, "width": acc.width_key,
+                     "per_iter": acc.per_iter, "passes": passes, "ideal_passes": ideal,
+                     "conflict_factor": passes / ideal if ideal else 1.0})
+    return rows
+
+
+def lds_passes_per_iter(desc: KernelDesc, spec) -> Term:
+    """Bank passes per block per tile iteration (all waves of the block), split read/write."""
+    table = lds_table(desc, spec)
+    waves = -(-desc.threads // int(spec.wave_size))
+    reads = sum(r["per_iter"] * r["passes"] for r in table if r["kind"] == "read") * waves
+    writes = sum(r["per_iter"] * r["passes"] for r in table if r["kind"] == "write") * waves
+    ideal = sum(r["per_iter"] * r["ideal_passes"] for r in table) * waves
+    worst = max((r["conflict_factor"] for r in table), default=1.0)
+    return Term(
+        name="lds_passes_per_iter", value=reads + writes, unit="passes",
+        formula="waves * sum_instr(per_iter * passes)",
+        inputs={"waves": waves, "read_passes": reads, "write_passes": writes,
+                "conflict_free_passes": ideal, "worst_conflict_factor": worst},
+        children=tuple(
+            Term(name=f"lds {r['name']}", value=r["passes"], unit="passes/instr",
+                 formula="sum_groups max(1, distinct words in busiest bank)",
+                 inputs={"width": r["width"], "per_iter": r["per_iter"],
+                         "ideal_passes": r["ideal_passes"]})
+            for r in table),
+        note="lane groups from spec.lds_phases; banks = spec.lds_banks",
+    )
+
+
+def pass_rate_per_clk(spec) -> float:
+    """Bank passes the LDS of one CU serves per clock (bytes/clk over bytes per pass)."""
+    per_pass = float(spec.lds_banks) * float(spec.lds_bank_bytes)
+    return float(spec.lds_bytes_per_clk_per_cu) / per_pass

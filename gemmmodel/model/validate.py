@@ -1,0 +1,143 @@
+"""Validation: leave-one-kernel-out (LOKO) on a GPU's calibration data, and the shipped
+measured tables (MI100) predicted with no fitting at all.
+
+LOKO: for every calibrated kernel k, the efficiency parameters are refitted on every other
+kernel's timings (fit.py), then k is predicted at each of its shapes. Metrics over all
+(kernel, shape) rows: MAPE = mean |pred - meas| / meas, the largest such error, Kendall's tau
+between predicted and measured times, and a per-kernel table. A shipped table (REFERENCE.md
+section 3, MI100) is predicted from the spec, the catalogue parameters and the compile facts
+with the a-priori DEFAULT_FIT: Spearman rho and MAPE.
+Targets (reported, never tuned to): NVIDIA LOKO MAPE <= 10 %, tau >= 0.9; MI100 rho >= 0.8.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from gemmmodel.errors import BadArgument, GemmModelError
+from gemmmodel.model.assemble import assemble
+from gemmmodel.model.calib import DEFAULT_FIT, Calib, fit_path, load_calib
+from gemmmodel.model.combine import components_arrays
+from gemmmodel.model.fit import FIT_PARAMS, fit_theta, predict_times, write_fit
+from gemmmodel.model.samples import (VALIDATION_TABLES, Sample, calibration_samples,
+                                     table_samples, tables_for)
+
+TARGETS = {"loko_mape_max": 0.10, "loko_kendall_tau_min": 0.9, "table_spearman_rho_min": 0.8}
+
+
+def metrics(pred, meas) -> dict:
+    """MAPE, max relative error, Kendall tau and Spearman rho of predicted vs measured."""
+    pred, meas = np.asarray(pred, float), np.asarray(meas, float)
+    if len(pred) == 0:
+        return {"n": 0, "mape": None, "max_error": None, "kendall_tau": None,
+                "spearman_rho": None}
+    err = np.abs(pred - meas) / meas
+    tau = stats.kendalltau(pred, meas).statistic if len(pred) > 1 else None
+    rho = stats.spearmanr(pred, meas).statistic if len(pred) > 1 else None
+    return {"n": int(len(pred)), "mape": float(err.mean()), "max_error": float(err.max()),
+            "kendall_tau": None if tau is None or np.isnan(tau) else float(tau),
+            "spearman_rho": None if rho is None or np.isnan(rho) else float(rho)}
+
+
+def _rows(samples: list[Sample], pred) -> list[dict]:
+    return [{"kernel": s.kernel, "kind": s.kind, "shape": s.shape_text,
+             "predicted_s": float(p), "measured_s": s.measured_s,
+             "error": float(abs(p - s.measured_s) / s.measured_s)}
+            for s, p in zip(samples, pred)]
+
+
+def per_kernel(rows: list[dict]) -> list[dict]:
+    """One line per kernel: rows, MAPE, max error (sorted by MAPE, worst first)."""
+    by: dict[str, list[float]] = {}
+    for r in rows:
+        by.setdefault(r["kernel"], []).append(r["error"])
+    out = [{"kernel": k, "n": len(v), "mape": float(np.mean(v)), "max_error": float(max(v))}
+           for k, v in by.items()]
+    return sorted(out, key=lambda r: -r["mape"])
+
+
+def _components(samples: list[Sample], spec, calib: Calib | None):
+    comps, kept = [], []
+    for s in samples:
+        try:
+            comps.append(assemble(s.params, s.facts, spec, s.shape, calib))
+            kept.append(s)
+        except GemmModelError:
+            continue
+    return comps, kept
+
+
+def loko(samples: list[Sample], spec, calib: Calib | None = None, params=FIT_PARAMS) -> dict:
+    """Leave-one-kernel-out predictions and metrics (module docstring)."""
+    comps, samples = _components(samples, spec, calib)
+    if not samples:
+        return {**metrics([], []), "rows": [], "per_kernel": []}
+    meas = np.array([s.measured_s for s in samples])
+    kernels = sorted({s.kernel for s in samples})
+    pred = np.zeros(len(samples))
+    for k in kernels:
+        test = np.array([s.kernel == k for s in samples])
+        train = ~test
+        theta = dict(DEFAULT_FIT)
+        if train.sum() >= len(params):
+            res = fit_theta([c for c, t in zip(comps, train) if t], meas[train], params)
+            theta = res.params
+        arrays = components_arrays([c for c, t in zip(comps, test) if t])
+        pred[test] = predict_times(arrays, theta)
+    rows = _rows(samples, pred)
+    return {**metrics(pred, meas), "rows": rows, "per_kernel": per_kernel(rows)}
+
+
+def table_validation(table: str, calib: Calib | None = None) -> dict:
+    """Predict a shipped measured table with the a-priori parameters (no fitting)."""
+    from gemmmodel.spec import load_spec
+
+    info = VALIDATION_TABLES[table]
+    spec = load_spec(info["spec"])
+    samples = table_samples(table, spec)
+    comps, samples = _components(samples, spec, calib)
+    if not samples:
+        return {"table": table, **metrics([], []), "rows": []}
+    pred = predict_times(components_arrays(comps), dict(DEFAULT_FIT))
+    meas = [s.measured_s for s in samples]
+    rows = _rows(samples, pred)
+    with_facts = sum(1 for s in samples if s.facts is not None)
+    return {"table": table, "spec": spec.name, "source": info["source"],
+            "fitted": False, "with_compile_facts": with_facts, **metrics(pred, meas),
+            "rows": rows}
+
+
+def validate_gpu(gpu: str, write: bool = False, root=None) -> dict:
+    """Everything `gemmmodel validate --gpu G` reports (see module docstring).
+
+    The top-level n / mape / kendall_tau / rows are the LOKO results where the GPU has
+    calibration data, else those of its shipped table. `write` stores the fit on all
+    samples as calibration/<gpu>/fit.json."""
+    from gemmmodel.spec import load_spec
+
+    spec = load_spec(gpu)
+    calib = load_calib(spec.name, root)
+    samples = calibration_samples(spec.name, spec, root)
+    tables = [table_validation(t) for t in tables_for(spec)]
+    if not samples and not tables:
+        raise BadArgument(f"nothing to validate for {spec.name}: no calibration data under "
+                          f"calibration/{spec.name}/ and no shipped table for {spec.arch}")
+    out = {"gpu": spec.name, "targets": TARGETS, "tables": tables}
+    if samples:
+        res = loko(samples, spec, calib)
+        out.update({"method": "leave-one-kernel-out", **res})
+        comps, kept = _components(samples, spec, calib)
+        names = sorted({s.kernel for s in kept})
+        full = fit_theta(comps, [s.measured_s for s in kept], training=names)
+        out["fit"] = full.to_dict()
+        if write:
+            out["fit_path"] = str(write_fit(fit_path(spec.name, root), full, spec.name,
+                                            f"calibration/{spec.name}/ kernels+template"))
+    else:
+        first = tables[0]
+        out.update({"method": f"shipped table {first['table']} (no fitting)",
+                    **{k: first[k] for k in ("n", "mape", "max_error", "kendall_tau",
+                                             "spearman_rho", "rows")},
+                    "per_kernel": per_kernel(first["rows"])})
+    return out

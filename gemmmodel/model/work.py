@@ -1,0 +1,193 @@
+"""Work: FLOP and the instruction counts of one tile iteration and of the whole kernel.
+
+Counts are per thread (= per wave instruction: every lane of a wave executes it) per tile
+iteration (one BK slice of K; one k step for a kernel without LDS). Two sources:
+  "compile facts": the main-loop mix of calibration/compile_facts.csv (gemmmodel.compile),
+      scaled so that its FMA count equals TM*TN*BK (the loop the compiler kept may hold
+      part of an iteration or several); global loads/stores, LDS writes and barriers are
+      taken from the loop only when the loop holds the barrier (it is the tile loop);
+  "params": the analytic count below, for template configs never compiled.
+Analytic count per thread per iteration:
+  fma          = TM * TN * BK
+  lds reads    = from access.lds_reads (VEC-wide where contiguous)
+  lds writes   = from access.lds_writes
+  global loads = (BM*BK + BK*BN) / (threads * VEC)          (tiled)
+               = TM + TN per k step                          (no LDS: naive)
+  barriers     = 2 (single, reg-double), 1 (lds-double), 0 (no LDS)
+  other        = global loads + 4   (address increments, loop counter, branch:
+                 assumption, checked against hipcc -O3 loops of 14-15 "other" per
+                 64x64x16 / 128x128x8 iteration on gfx906)
+  waitcnt      = barriers + 1 (assumption)
+`other` (integer/address VALU, SALU, branch) is charged as VALU in the issue term.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from gemmmodel.model.access import global_load_width, lds_accesses
+from gemmmodel.model.kernel import KernelDesc
+from gemmmodel.model.terms import Term
+
+WIDTHS = ("b32", "b64", "b96", "b128")
+_WIDTH_BYTES = {"b32": 4, "b64": 8, "b96": 12, "b128": 16}
+
+
+@dataclass(frozen=True)
+class Mix:
+    """Instruction counts per thread per tile iteration, with the source of the counts."""
+
+    fma: float
+    lds_read: dict = field(default_factory=dict)    # width -> count
+    lds_write: dict = field(default_factory=dict)
+    global_load: dict = field(default_factory=dict)
+    global_store: dict = field(default_factory=dict)
+    barrier: float = 0.0
+    waitcnt: float = 0.0
+    other: float = 0.0
+    spill_ops: float = 0.0       # scratch loads + stores beyond the tile's own (per thread)
+    spill_bytes: float = 0.0     # bytes per thread per iteration moved by spill_ops
+    source: str = "params"
+
+    @property
+    def lds_instr(self) -> float:
+        return sum(self.lds_read.values()) + sum(self.lds_write.values())
+
+    @property
+    def vmem_instr(self) -> float:
+        return sum(self.global_load.values()) + sum(self.global_store.values())
+
+    @property
+    def valu(self) -> float:
+        """VALU-pipe instructions (FMA + other)."""
+        return self.fma + self.other
+
+    @property
+    def non_valu(self) -> float:
+        """Instructions that take an issue slot but not the VALU: LDS, VMEM, waits, barriers."""
+        return self.lds_instr + self.vmem_instr + self.waitcnt + self.barrier
+
+    def to_inputs(self) -> dict:
+        return {"fma": self.fma, "lds_read": dict(self.lds_read),
+                "lds_write": dict(self.lds_write), "global_load": dict(self.global_load),
+                "global_store": dict(self.global_store), "barrier": self.barrier,
+                "waitcnt": self.waitcnt, "other": self.other, "spill_ops": self.spill_ops,
+                "source": self.source}
+
+
+def iterations(desc: KernelDesc, k: int) -> int:
+    """Tile iterations per block: ceil(K / BK), or K k-steps for a kernel without LDS."""
+    return math.ceil(k / desc.bk) if desc.uses_lds else int(k)
+
+
+def _width(nbytes: int) -> str:
+    return f"b{8 * nbytes}"
+
+
+def analytic_mix(desc: KernelDesc, wave_size: int) -> Mix:
+    """Instruction counts per thread per iteration from the parameters alone."""
+    if not desc.uses_lds:
+        loads = float(desc.tm + desc.tn)
+        return Mix(fma=float(desc.tm * desc.tn), global_load={"b32": loads}, other=loads + 4,
+                   waitcnt=1.0, source="params")
+    reads: dict[str, float] = {}
+    writes: dict[str, float] = {}
+    for acc in lds_accesses(desc, wave_size):
+        bucket = reads if acc.kind == "read" else writes
+        bucket[acc.width_key] = bucket.get(acc.width_key, 0.0) + acc.per_iter
+    va, vb = global_load_width(desc, desc.bk), global_load_width(desc, desc.bn)
+    gl: dict[str, float] = {}
+    gl[_width(4 * va)] = gl.get(_width(4 * va), 0.0) + desc.bm * desc.bk / (desc.threads * va)
+    gl[_width(4 * vb)] = gl.get(_width(4 * vb), 0.0) + desc.bk * desc.bn / (desc.threads * vb)
+    barriers = 1.0 if desc.buffering == "lds-double" else 2.0
+    n_gl = sum(gl.values())
+    return Mix(fma=float(desc.tm * desc.tn * desc.bk), lds_read=reads, lds_write=writes,
+               global_load=gl, barrier=barriers, waitcnt=barriers + 1, other=n_gl + 4,
+               source="params")
+
+
+def _bucket(mix: dict, prefix: str, scale: float) -> dict:
+    return {w: float(mix.get(f"{prefix}_{w}", 0)) * scale
+            for w in WIDTHS if mix.get(f"{prefix}_{w}", 0)}
+
+
+def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
+    """Counts from the compile facts' main loop, scaled to one tile iteration; None when the
+    facts carry no loop with FMAs."""
+    loop = dict(getattr(facts, "mix_loop", None) or {})
+    if not loop or not loop.get("fma"):
+        return None
+    base = analytic_mix(desc, wave_size)
+    scale = base.fma / float(loop["fma"])
+    tile_loop = bool(loop.get("barrier")) or not desc.uses_lds
+    reads = _bucket(loop, "lds_read", scale)
+    other = float(loop.get("other", 0)) * scale
+    waitcnt = float(loop.get("waitcnt", 0)) * scale
+    if tile_loop:
+        loads = _bucket(loop, "global_load", scale)
+        stores = _bucket(loop, "global_store", scale)
+        writes = _bucket(loop, "lds_write", scale)
+        cp_async = float(loop.get("cp_async", 0)) * scale
+        barrier = float(loop.get("barrier", 0)) * scale
+        if cp_async:  # cp.async is a global load and an LDS write in one instruction
+            loads["b128"] = loads.get("b128", 0.0) + cp_async
+    else:
+        loads, stores, writes, barrier = (dict(base.global_load), {}, dict(base.lds_write),
+                                          base.barrier)
+    own = sum(base.global_load.values())
+    spilled = bool(getattr(facts, "scratch_bytes", 0) or getattr(facts, "spills", 0))
+    # VMEM beyond the tile's own loads counts as spill traffic only when the compiler
+    # reported scratch or spills (otherwise it is loop structure, e.g. unrolled prologue).
+    extra_loads = max(0.0, sum(loads.values()) - own) if spilled else 0.0
+    extra_stores = sum(stores.values()) if spilled else 0.0
+    spill_ops = extra_loads + extra_stores
+    spill_bytes = sum(c * _WIDTH_BYTES[w] for w, c in stores.items()) if spilled else 0.0
+    if extra_loads:
+        mean_w = sum(c * _WIDTH_BYTES[w] for w, c in loads.items()) / sum(loads.values())
+        spill_bytes += extra_loads * mean_w
+    return Mix(fma=base.fma, lds_read=reads or base.lds_read, lds_write=writes,
+               global_load=loads, global_store=stores, barrier=barrier, waitcnt=waitcnt,
+               other=other, spill_ops=spill_ops, spill_bytes=spill_bytes,
+               source="compile facts")
+
+
+def kernel_mix(desc: KernelDesc, wave_size: int, facts=None) -> Mix:
+    """Compile-fact counts where available, else the analytic counts."""
+    if facts is not None:
+        mix = mix_from_facts(desc, wave_size, facts)
+        if mix is not None:
+            return mix
+    return analytic_mix(desc, wave_size)
+
+
+def work_term(desc: KernelDesc, shape: tuple[int, int, int, int], blocks: int,
+              wave_size: int, mix: Mix) -> Term:
+    """FLOP and instruction totals of the launch (wave instructions = thread counts x waves)."""
+    m, n, k, batch = shape
+    flop = 2.0 * m * n * k * batch
+    iters = iterations(desc, k)
+    waves_per_block = math.ceil(desc.threads / wave_size)
+    wave_iters = float(blocks) * waves_per_block * iters
+    flop_t = Term("flop", flop, "FLOP", "2 * M * N * K * batch",
+                  {"M": m, "N": n, "K": k, "batch": batch})
+    iter_t = Term("iterations_per_block", float(iters), "1",
+                  "ceil(K / BK)" if desc.uses_lds else "K (k steps, no LDS tile)",
+                  {"K": k, "BK": desc.bk})
+    mix_t = Term("instructions_per_thread_per_iteration", mix.fma + mix.other + mix.non_valu,
+                 "instr", "fma + other + lds + vmem + waitcnt + barrier", mix.to_inputs(),
+                 note=f"counts from {mix.source}")
+    fma_t = Term("fma_wave_instructions", mix.fma * wave_iters, "instr",
+                 "fma_per_iter * iterations * waves_per_block * blocks",
+                 {"fma_per_iter": mix.fma, "iterations": iters,
+                  "waves_per_block": waves_per_block, "blocks": blocks})
+    lds_t = Term("lds_wave_instructions", mix.lds_instr * wave_iters, "instr",
+                 "lds_per_iter * iterations * waves_per_block * blocks",
+                 {"lds_per_iter": mix.lds_instr})
+    vmem_t = Term("vmem_wave_instructions", mix.vmem_instr * wave_iters, "instr",
+                  "vmem_per_iter * iterations * waves_per_block * blocks",
+                  {"vmem_per_iter": mix.vmem_instr})
+    bar_t = Term("barriers_per_block", mix.barrier * iters, "1", "barrier_per_iter * iterations",
+                 {"barrier_per_iter": mix.barrier})
+    return Term("work", flop, "FLOP", "2 * M * N * K * batch", {"wave_iterations": wave_iters},
+                children=(flop_t, iter_t, mix_t, fma_t, lds_t, vmem_t, bar_t))

@@ -1,0 +1,160 @@
+// Catalogue kernel 7.4 (alias v9), parent 7.3: LDS double buffer with assembly-level waits.
+// Kernel 7.3 (64x64x16 block, thread tile 4x4, TK = 2, A transposed, rows padded by 4 floats,
+// fully unrolled steps, next tile's stores interleaved with the last step's FMAs) with two
+// LDS buffers per operand, so the stores of tile t+1 go to the buffer nobody reads during
+// tile t: the barrier before the stores disappears, one barrier per tile remains.
+// The copy of tile t+1 is written per target:
+//   AMD (gfx9, device compile): inline assembly. global_load_dwordx4 for A's and B's float4
+//     before the first FMA of tile t; in the last step `s_waitcnt vmcnt(1)` (the older load,
+//     A, is back), four ds_write_b32 of A's column into the transposed buffer between FMA
+//     rows, `s_waitcnt vmcnt(0)`, ds_write_b128 of B; `s_waitcnt lgkmcnt(0)`, barrier.
+//     Every wait names the loaded registers as "+v" operands (gemm_port.h): the compiler
+//     does not know inline-asm loads complete late, the tie stops it reading them earlier.
+//   NVIDIA sm_80+: the native twin, cp.async straight into the other buffer (4 x 4 B for
+//     A's column, 16 B for B) committed as one group; cp.async.wait_group 0, barrier.
+//   Other targets: float4 loads into registers, C++ stores (kernel 7.3's code path).
+// The last tile requests a copy of itself (k clamped): stored into the idle buffer, never
+// read, so the loop body has no branch.
+// LDS: 2 x 8704 B = 17408 B. Block (256,1,1), grid (N/64, M/64).
+// Supported shapes: M, N multiples of 64, K a multiple of 16.
+#include "gemm_port.h"
+
+namespace {
+constexpr int BM = 64, BN = 64, BK = 16;
+constexpr int TM = 4, TN = 4, TK = 2;
+constexpr int PAD = 4;
+constexpr int LDA = BM + PAD, LDB = BN + PAD;
+constexpr int A_TILE = BK * LDA, B_TILE = BK * LDB;  // floats per buffer
+constexpr int THREADS = (BM / TM) * (BN / TN);
+constexpr int STEPS = BK / TK;
+static_assert(THREADS == 256 && TM == 4 && TN == 4, "16x16 threads, float4 fragments");
+static_assert(BM * BK / 4 == THREADS && BK * BN / 4 == THREADS, "one float4 of A and of B");
+
+// One thread's share of a tile copy: a float4 of A (4 consecutive k of one row m) that
+// lands in the transposed buffer at sa[0], sa[LDA], sa[2*LDA], sa[3*LDA], and a float4 of
+// B that lands at sb[0 .. 3]. request() starts it; put<0..3>() store A's four elements,
+// put<4>() B's float4; finish() makes the stores complete before the barrier.
+struct TileCopy {
+#if defined(GM_AMD_ASM)
+  gm_v4f a, b;
+  GM_DEVICE void request(const float* ga, const float* gb, float*, float*) {
+    a = gm_asm_global_load_b128(ga);
+    b = gm_asm_global_load_b128(gb);
+  }
+  template <int P>
+  GM_DEVICE void put(float* sa, float* sb) {
+    if (P == 0) gm_asm_wait_vmcnt<1>(a);  // A's load (the older one) has returned
+    if (P < 4) gm_asm_ds_write_b32<P * LDA * 4>(gm_lds_offset(sa), a[P < 4 ? P : 0]);
+    if (P == 4) {
+      gm_asm_wait_vmcnt<0>(b);
+      gm_asm_ds_write_b128<0>(gm_lds_offset(sb), b);
+    }
+  }
+  GM_DEVICE void finish() { gm_asm_wait_lgkmcnt<0>(); }
+#elif defined(GM_CP_ASYNC)
+  GM_DEVICE void request(const float* ga, const float* gb, float* sa, float* sb) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) gm_cp_async4(sa + c * LDA, ga + c);
+    gm_cp_async16(sb, gb);
+    gm_cp_async_commit();
+  }
+  template <int P>
+  GM_DEVICE void put(float*, float*) {}
+  GM_DEVICE void finish() { gm_cp_async_wait<0>(); }
+#else
+  float4 a, b;
+  GM_DEVICE void request(const float* ga, const float* gb, float*, float*) {
+    a = GM_LD4(ga);
+    b = GM_LD4(gb);
+  }
+  template <int P>
+  GM_DEVICE void put(float* sa, float* sb) {
+    if (P == 0) sa[0 * LDA] = a.x;
+    if (P == 1) sa[1 * LDA] = a.y;
+    if (P == 2) sa[2 * LDA] = a.z;
+    if (P == 3) sa[3 * LDA] = a.w;
+    if (P == 4) GM_ST4(sb, b);
+  }
+  GM_DEVICE void finish() {}
+#endif
+};
+
+GM_DEVICE void load_step(const float* as, const float* bs, int kk, int tx, int ty,
+                         float (&a)[TK][TM], float (&b)[TK][TN]) {
+#pragma unroll
+  for (int t = 0; t < TK; ++t) {
+    const float4 av = GM_LD4(&as[(kk + t) * LDA + ty * TM]);
+    const float4 bv = GM_LD4(&bs[(kk + t) * LDB + tx * TN]);
+    a[t][0] = av.x, a[t][1] = av.y, a[t][2] = av.z, a[t][3] = av.w;
+    b[t][0] = bv.x, b[t][1] = bv.y, b[t][2] = bv.z, b[t][3] = bv.w;
+  }
+}
+
+GM_DEVICE void fma_row(const float (&a)[TK][TM], const float (&b)[TK][TN], int i,
+                       float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int t = 0; t < TK; ++t)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[t][i], b[t][j], acc[i][j]);
+}
+}  // namespace
+
+GM_KERNEL void __launch_bounds__(THREADS)
+    sgemm_7_4(int M, int N, int K, float alpha, const float* __restrict__ A,
+              const float* __restrict__ B, float beta, float* __restrict__ C) {
+  alignas(16) __shared__ float As[2 * A_TILE];  // [buffer][k][m], A transposed
+  alignas(16) __shared__ float Bs[2 * B_TILE];  // [buffer][k][n]
+  const int tid = threadIdx.x;
+  const int tx = tid % (BN / TN), ty = tid / (BN / TN);
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int a_m = tid / (BK / 4), a_k = (tid % (BK / 4)) * 4;
+  const int b_k = tid / (BN / 4), b_n = (tid % (BN / 4)) * 4;
+  const float* ga = A + static_cast<long long>(m0 + a_m) * K + a_k;
+  const float* gb = B + static_cast<long long>(b_k) * N + n0 + b_n;
+  float* const sa0 = &As[a_k * LDA + a_m];  // this thread's store slots in buffer 0
+  float* const sb0 = &Bs[b_k * LDB + b_n];
+
+  TileCopy copy;
+  copy.request(ga, gb, sa0, sb0);
+  copy.put<0>(sa0, sb0);
+  copy.put<1>(sa0, sb0);
+  copy.put<2>(sa0, sb0);
+  copy.put<3>(sa0, sb0);
+  copy.put<4>(sa0, sb0);
+  copy.finish();
+  __syncthreads();
+
+  float acc[TM][TN] = {};
+  int buf = 0;
+  for (int k0 = 0; k0 < K; k0 += BK, buf ^= 1) {
+    const int k_next = k0 + BK < K ? k0 + BK : k0;
+    const float* as = As + buf * A_TILE;
+    const float* bs = Bs + buf * B_TILE;
+    float* sa = sa0 + (buf ^ 1) * A_TILE;  // the idle buffer receives tile k_next
+    float* sb = sb0 + (buf ^ 1) * B_TILE;
+    copy.request(ga + k_next, gb + static_cast<long long>(k_next) * N, sa, sb);
+    float a[TK][TM], b[TK][TN];
+#pragma unroll
+    for (int s = 0; s < STEPS - 1; ++s) {
+      load_step(as, bs, s * TK, tx, ty, a, b);
+#pragma unroll
+      for (int i = 0; i < TM; ++i) fma_row(a, b, i, acc);
+    }
+    load_step(as, bs, (STEPS - 1) * TK, tx, ty, a, b);
+    copy.put<0>(sa, sb);
+    fma_row(a, b, 0, acc);
+    copy.put<1>(sa, sb);
+    fma_row(a, b, 1, acc);
+    copy.put<2>(sa, sb);
+    fma_row(a, b, 2, acc);
+    copy.put<3>(sa, sb);
+    copy.put<4>(sa, sb);
+    fma_row(a, b, 3, acc);
+    copy.finish();
+    __syncthreads();  // tile k_next is complete in the idle buffer; this one may be reused
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+    gm_store_c4(C + static_cast<long long>(m0 + ty * TM + i) * N + n0 + tx * TN,
+                make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), alpha, beta);
+}

@@ -1,0 +1,71 @@
+"""Main-loop finder on hand-made listings (CPU only)."""
+
+from gemmmodel.compile.listing import Instr, Label, Listing, count_mix
+from gemmmodel.compile.loops import (
+    control_flow_graph,
+    find_main_loop,
+    natural_loops,
+    reachable_instructions,
+)
+
+
+def fma():
+    return Instr("v_fmac_f32_e32", "fma")
+
+
+def op(name="v_add_u32"):
+    return Instr(name, "other")
+
+
+def br(target, conditional=True):
+    return Instr("s_cbranch_scc1" if conditional else "s_branch", "other", target=target,
+                 conditional=conditional, ends_flow=not conditional)
+
+
+def end():
+    return Instr("s_endpgm", "other", ends_flow=True)
+
+
+def test_no_loop():
+    lst = Listing("k", [op(), fma(), end()])
+    assert find_main_loop(lst) is None
+
+
+def test_nested_loops_pick_inner_with_all_fmas():
+    # outer: L1 .. br L1 ; inner: L2 (4 FMAs) .. br L2
+    lst = Listing("k", [op(), Label("L1"), op(), Label("L2"), fma(), fma(), fma(), fma(),
+                        br("L2"), op(), br("L1"), fma(), end()])
+    loop = find_main_loop(lst)
+    assert loop.depth == 2
+    mix = count_mix(loop.instrs)
+    assert mix["fma"] == 4 and mix["instructions"] == 5
+
+
+def test_outer_loop_wins_when_it_has_more_fmas():
+    lst = Listing("k", [Label("L1"), fma(), fma(), Label("L2"), fma(), br("L2"), br("L1"),
+                        end()])
+    loop = find_main_loop(lst)
+    assert loop.depth == 1
+    assert count_mix(loop.instrs)["fma"] == 3
+
+
+def test_loop_body_laid_out_before_its_header():
+    # The layout hipcc produced for the tiny kernel: the body block sits above the header and
+    # the back edge jumps up from below the header. A layout-only scan would miss the body.
+    lst = Listing("k", [op(), br("HEAD", conditional=False),
+                        Label("BODY"), fma(), fma(), Instr("s_barrier", "barrier"),
+                        Label("HEAD"), op(), br("EXIT"), op(), br("BODY", conditional=False),
+                        Label("EXIT"), end()])
+    loop = find_main_loop(lst)
+    mix = count_mix(loop.instrs)
+    assert mix["fma"] == 2 and mix["barrier"] == 1
+    graph, _ = control_flow_graph(lst)
+    assert len(natural_loops(graph)) == 1
+
+
+def test_unreachable_self_branch_is_ignored():
+    # nvdisasm prints `.L_x: BRA .L_x` plus NOPs after EXIT: not a loop, not counted.
+    lst = Listing("k", [fma(), Instr("EXIT", "other", ends_flow=True), Label("T"),
+                        Instr("BRA", "other", target="T", ends_flow=True), Instr("NOP", "other")])
+    assert find_main_loop(lst) is None
+    assert count_mix(reachable_instructions(lst))["instructions"] == 2
