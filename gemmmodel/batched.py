@@ -143,16 +143,20 @@ def check_arguments(trans_a, trans_b, m, n, k, alpha, lda, stride_a, ldb, stride
     return p
 
 
+def _memory(name: str, arr: np.ndarray) -> np.ndarray:
+    """The flat memory of a contiguous array, as a view (C or Fortran order)."""
+    if arr.flags.c_contiguous:
+        return arr.reshape(-1)
+    if arr.flags.f_contiguous:
+        return arr.reshape(-1, order="F")
+    raise BadArgument(f"{name} is not contiguous: pass np.ascontiguousarray(...)")
+
+
 def _flat(name: str, arr: np.ndarray, need: int, writable: bool) -> np.ndarray:
     """The flat float32 memory of a host array (a view), checked against `need` elements."""
     if arr.dtype != np.float32:
         raise BadArgument(f"{name} has dtype {arr.dtype}: must be float32")
-    if arr.flags.c_contiguous:
-        flat = arr.reshape(-1)
-    elif arr.flags.f_contiguous:
-        flat = arr.reshape(-1, order="F")
-    else:
-        raise BadArgument(f"{name} is not contiguous: pass np.ascontiguousarray({name.lower()})")
+    flat = _memory(name, arr)
     if writable and not arr.flags.writeable:
         raise BadArgument(f"{name} is read-only: C is updated in place")
     if flat.size < need:
@@ -240,7 +244,8 @@ def sgemm_strided_batched(trans_a, trans_b, m, n, k, alpha, A, lda, stride_a, B,
 
 
 # ---- numpy reference ---------------------------------------------------------------
-def _views(flat: np.ndarray, p: BatchedProblem, which: str, i: int) -> np.ndarray:
+def matrix_view(flat: np.ndarray, p: BatchedProblem, which: str, i: int) -> np.ndarray:
+    """Matrix `which` of batch i as a (rows, cols) view of flat memory (column-major)."""
     rows, cols, ld, stride = p.stored(which)
     step = flat.itemsize
     return np.lib.stride_tricks.as_strided(flat[i * stride:], shape=(rows, cols),
@@ -250,7 +255,7 @@ def _views(flat: np.ndarray, p: BatchedProblem, which: str, i: int) -> np.ndarra
 def _host(name: str, arr) -> np.ndarray:
     if not isinstance(arr, np.ndarray):
         raise BadArgument(f"{name}: the reference takes numpy arrays")
-    return np.asarray(arr).reshape(-1, order="A" if arr.flags.f_contiguous else "C")
+    return _memory(name, arr)
 
 
 def reference_strided_batched(trans_a, trans_b, m, n, k, alpha, A, lda, stride_a, B, ldb,
@@ -268,18 +273,18 @@ def reference_strided_batched(trans_a, trans_b, m, n, k, alpha, A, lda, stride_a
             raise BadArgument(f"{name} has {flat.size} elements, needs {p.needed(name)}")
     out = np.zeros_like(c) if abs_product else c.copy()
     for i in range(p.batch_count):
-        op_a, op_b = _views(a, p, "A", i), _views(b, p, "B", i)
+        op_a, op_b = matrix_view(a, p, "A", i), matrix_view(b, p, "B", i)
         op_a = op_a if p.trans_a == "N" else op_a.T
         op_b = op_b if p.trans_b == "N" else op_b.T
-        dst = _views(out, p, "C", i)
+        dst = matrix_view(out, p, "C", i)
         if abs_product:
             val = abs(p.alpha) * (np.abs(op_a) @ np.abs(op_b))
             if p.beta != 0.0:
-                val = val + abs(p.beta) * np.abs(_views(c, p, "C", i))
+                val = val + abs(p.beta) * np.abs(matrix_view(c, p, "C", i))
         else:
             val = p.alpha * (op_a @ op_b)
             if p.beta != 0.0:
-                val = val + p.beta * _views(c, p, "C", i)
+                val = val + p.beta * matrix_view(c, p, "C", i)
         dst[...] = val
     return out
 
@@ -288,12 +293,22 @@ def matrix_mask(p: BatchedProblem, size: int) -> np.ndarray:
     """True at the elements of C's flat memory that belong to some C_i."""
     mask = np.zeros(size, dtype=bool)
     for i in range(p.batch_count):
-        _views(mask, p, "C", i)[...] = True
+        matrix_view(mask, p, "C", i)[...] = True
     return mask
 
 
-from gemmmodel.batched_cases import check_case, fuzz_cases, run_cli_case  # noqa: E402
+_CASE_NAMES = ("case_arrays", "check_case", "fuzz_cases", "run_cli_case", "tight_case")
 
-__all__ = ["BatchedProblem", "check_arguments", "check_case", "choose_config", "fuzz_cases",
-           "kernel_args", "launch_spec", "matrix_mask", "reference_strided_batched",
-           "run_cli_case", "sgemm_strided_batched"]
+
+def __getattr__(name: str):
+    """fuzz_cases, check_case, run_cli_case, … live in gemmmodel.batched_cases."""
+    if name in _CASE_NAMES:
+        from gemmmodel import batched_cases
+
+        return getattr(batched_cases, name)
+    raise AttributeError(f"module 'gemmmodel.batched' has no attribute {name!r}")
+
+
+__all__ = ["BatchedProblem", "case_arrays", "check_arguments", "check_case", "choose_config",
+           "fuzz_cases", "kernel_args", "launch_spec", "matrix_mask", "matrix_view",
+           "reference_strided_batched", "run_cli_case", "sgemm_strided_batched", "tight_case"]

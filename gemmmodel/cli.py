@@ -18,6 +18,7 @@ COMMANDS = [
     "facts",
     "run",
     "calibrate",
+    "validate",
 ]
 
 

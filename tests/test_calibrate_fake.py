@@ -24,7 +24,8 @@ FAKE_CYCLES = 2_000_000
 FAKE_NS = 1_000_000          # -> 2 GHz
 FAKE_LAUNCH_S = 1e-4
 
-_SIG = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(([^)]*)\)', re.S)
+_SIG = re.compile(r'(?:extern\s+"C"\s+__global__|GM_KERNEL)\s+void\s+'
+                  r'(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(([^)]*)\)', re.S)
 
 
 def parse_signatures(text: str) -> dict[str, list[str]]:
@@ -65,7 +66,7 @@ class FakeRuntime:
     def device_info(self):
         return {"vendor": "nvidia", "name": self.name, "arch": "sm_90", "sms": self.sms,
                 "l2_bytes": self.l2_bytes, "max_threads_per_sm": 2048,
-                "total_memory_bytes": 1 << 34, "pci_bus_id": "0000:00:01.0",
+                "total_memory_bytes": 1 << 28, "pci_bus_id": "0000:00:01.0",
                 "cuda_driver_version": "12.8", "nvrtc_version": "12.9",
                 **self.clocks()}
 
@@ -74,9 +75,13 @@ class FakeRuntime:
                 "mem_clock_max_hz": 2.6e9, "driver": "570.0", "clock_source": "fake"}
 
     # compile
+    _sig_cache: dict = {}
+
     def compile_file(self, path, entries, defines=None, include_dirs=()):
         path = Path(path)
-        sigs = parse_signatures(path.read_text())
+        if path not in self._sig_cache:
+            self._sig_cache[path] = parse_signatures(path.read_text())
+        sigs = self._sig_cache[path]
         missing = [e for e in entries if e not in sigs]
         assert not missing, f"{path.name} has no entry {missing}"
         return FakeModule(path.name, list(entries), sigs, dict(defines or {}))

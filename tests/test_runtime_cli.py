@@ -144,3 +144,29 @@ def test_batched_size_rejected_for_a_plain_kernel(main, capsys, fake_world):
     assert main(["run", "--kernel", "f.ok", "--size", "64x64x32x2", "--json"]) == 1
     row = json.loads(capsys.readouterr()[0])["rows"][0]
     assert row["status"] == "failed" and "takes MxNxK sizes" in row["reason"]
+
+
+def test_batched_dispatch_passes_size_trans_and_maps_the_row(main, capsys, fake_world,
+                                                             monkeypatch):
+    import sys
+    import types
+
+    seen = {}
+
+    def run_cli_case(size_str, trans="NN", *, runtime=None, check=True, budget_s=1.0):
+        seen.update(size=size_str, trans=trans, runtime=runtime, check=check, budget=budget_s)
+        return {"median_s": 2e-5, "p20_s": 1.9e-5, "p80_s": 2.1e-5, "spread": 0.1,
+                "reps": 50, "noisy": False, "passed": True, "rel_err": 3e-7, "nan_count": 0,
+                "status": "ok", "config": "32x32x8/2x2"}
+    fake_mod = types.ModuleType("gemmmodel.batched")
+    fake_mod.run_cli_case = run_cli_case
+    monkeypatch.setitem(sys.modules, "gemmmodel.batched", fake_mod)
+    monkeypatch.setattr(catalogue, "resolve", lambda name: KernelRef(name=name, kind="batched"))
+    assert main(["run", "--kernel", "batched", "--size", "64x64x32x30", "--trans", "nt",
+                 "--check", "--budget", "0.5", "--json"]) == 0
+    row = json.loads(capsys.readouterr()[0])["rows"][0]
+    assert seen == {"size": "64x64x32x30", "trans": "NT", "runtime": fake_world,
+                    "check": True, "budget": 0.5}
+    assert row["batch"] == 30 and row["passed"] is True
+    assert row["flop_per_s"] == pytest.approx(2 * 64 * 64 * 32 * 30 / 2e-5)
+    assert row["extra"]["config"] == "32x32x8/2x2"

@@ -7,8 +7,15 @@ import re
 import pytest
 
 from gemmmodel.errors import SpecError
-from gemmmodel.spec import (DATA_DIR, FIELDS, GpuSpec, check_spec_file, list_specs, load_spec,
-                            resolve)
+from gemmmodel.spec import (
+    DATA_DIR,
+    FIELDS,
+    GpuSpec,
+    check_spec_file,
+    list_specs,
+    load_spec,
+    resolve,
+)
 
 SPECS = list_specs()
 
@@ -148,10 +155,10 @@ BAD = {
     "bad mode": ('agpr_mode = { value = "shared", unit = "mode", source = "s" }', "agpr_mode.value"),
     "nvidia-only key": ('spawn_blocks_per_clk = { value = 1, unit = "blocks/clk", source = "s" }',
                         "spawn_blocks_per_clk"),
-    "lane gap": ('lds_phases = { value = { b32 = ["0-30"], b64 = ["0-63"], b128 = ["0-63"] }, '
-                 'unit = "lane groups", source = "s" }', "lds_phases.value.b32"),
-    "sgpr rows": ('sgpr_wave_limits = { value = [[80, 10], [70, 9]], unit = "SGPRs->waves", '
-                  'source = "s" }', "sgpr_wave_limits.value[1]"),
+    "lane gap": (('lds_phases = { value = { b32 = ["0-30"], b64 = ["0-63"], b128 = ["0-63"] }, '
+                  'unit = "lane groups", source = "s" }'), "lds_phases.value.b32"),
+    "sgpr rows": (('sgpr_wave_limits = { value = [[80, 10], [70, 9]], unit = "SGPRs->waves", '
+                   'source = "s" }'), "sgpr_wave_limits.value[1]"),
     "cross field": ('lds_bytes_per_block = { value = 128, unit = "KiB", source = "s" }',
                     "lds_bytes_per_block"),
 }

@@ -17,6 +17,8 @@ import numpy as np
 
 from gemmmodel.runtime.check import TOLERANCE, choose_rows, compare, random_inputs, reference
 
+MAX_SHAPES = 4
+
 
 @dataclass(frozen=True)
 class ShapeInputs:
@@ -56,16 +58,18 @@ def shape_inputs(cache: dict, m: int, n: int, k: int, batch: int = 1) -> ShapeIn
             b = rng.uniform(-1.0, 1.0, size=(batch, k, n)).astype(np.float32)
             rows = None
             ref = np.matmul(a.astype(np.float64), b.astype(np.float64))
-        # keep one shape at a time: big shapes hold hundreds of MB
-        for old in [x for x in cache if isinstance(x, tuple) and x[0] == "shape_inputs"]:
+        # keep the last MAX_SHAPES shapes (a sweep cycles through a few; 8192³ holds ~0.5 GB)
+        held = [x for x in cache if isinstance(x, tuple) and x[0] == "shape_inputs"]
+        for old in held[: max(0, len(held) - MAX_SHAPES + 1)]:
             del cache[old]
         cache[key] = ShapeInputs(a=a, b=b, rows=rows, ref=ref, seed=seed)
     return cache[key]
 
 
 def check_launch(rt, cache: dict, launch: Callable[..., Any], m: int, n: int, k: int, *,
-                 batch: int = 1) -> SweepCheck:
-    """Upload the shape's inputs, poison C with NaN, time one `launch(a, b, c)`, compare."""
+                 batch: int = 1, forget: Callable[[Any], None] | None = None) -> SweepCheck:
+    """Upload the shape's inputs, poison C with NaN, time one `launch(a, b, c)`, compare.
+    `forget(buf)` runs before each buffer is freed (vendor BLAS views)."""
     inp = shape_inputs(cache, m, n, k, batch)
     out_shape = (m, n) if batch == 1 else (batch, m, n)
     bufs = []
@@ -82,6 +86,8 @@ def check_launch(rt, cache: dict, launch: Callable[..., Any], m: int, n: int, k:
         c = rt.download(c_buf, out_shape, np.float32)
     finally:
         for buf in bufs:
+            if forget is not None:
+                forget(buf)
             rt.free(buf)
     if batch == 1:
         rel, _, nonfinite, passed = compare(c, inp.ref, inp.rows, TOLERANCE)

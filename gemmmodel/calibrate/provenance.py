@@ -21,11 +21,11 @@ import secrets
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
 from gemmmodel import PROJECT_DIR, __version__
+from gemmmodel.calibrate.store import atomic_write_text
 
 FILE_NAME = "provenance.json"
 FORMAT = "gemmmodel-calibration-provenance/1"
@@ -135,15 +135,7 @@ def write_run(out_dir: str | Path, record: dict[str, Any]) -> Path:
     runs.append(record)
     data.update({"format": FORMAT, "gpu_name": record.get("gpu_name"),
                  "sms": record.get("sms"), "runs": runs})
-    path = out_dir / FILE_NAME
-    fd, tmp = tempfile.mkstemp(prefix=".provenance.", suffix=".tmp", dir=out_dir)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=2, sort_keys=False, default=str)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    return path
+    return atomic_write_text(out_dir / FILE_NAME, json.dumps(data, indent=2, default=str) + "\n")
 
 
 def command_line() -> list[str]:

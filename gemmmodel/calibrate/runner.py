@@ -6,7 +6,9 @@ Budgets (wall seconds on the GPU machine): each suite has its own (DEFAULT_BUDGE
 have one more cap (`--budget-s`). A measurement starts only if its estimated time fits what
 is left of both; the first measurement of an invocation always starts, so progress is made
 even when an estimate is pessimistic. A stop leaves the store clean: a rerun resumes.
-Three errors in a row end the run (a faulted GPU context fails every later launch).
+Three errors in a row end the suite (ToolMissing errors do not count: a missing vendor
+library says nothing about the next kernel); a GPU error (GpuError: a faulted context fails
+every later launch) ends the whole run.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class SuiteReport:
     not_run: int = 0
     elapsed_s: float = 0.0
     budget_s: float = math.inf
-    stop_reason: str = ""          # "", "suite budget", "total budget", "errors"
+    stop_reason: str = ""     # "", "suite budget", "total budget", "errors", "GPU error"
     error_notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,6 +93,8 @@ def run_measurements(measurements: list[Measurement], ctx: Any, store: ResultSto
     consecutive_errors = 0
     stop_all = ""
     for index, m in enumerate(measurements, 1):
+        if index > 1 and m.suite != measurements[index - 2].suite:
+            consecutive_errors = 0
         rep = reports[m.suite]
         rep.planned += 1
         if m.key in done:
@@ -121,12 +125,16 @@ def run_measurements(measurements: list[Measurement], ctx: Any, store: ResultSto
         status = rows[0]["status"]
         if status == "error":
             rep.errors += 1
-            consecutive_errors += 1
+            # a missing tool (e.g. CuPy for cuBLAS rows) says nothing about the next kernel
+            if not rows[0].get("note", "").startswith("ToolMissing"):
+                consecutive_errors += 1
             rep.error_notes.append(f"{m.label}: {rows[0].get('note', '')}")
             if progress:
                 progress(f"    error: {rows[0].get('note', '')}")
-            if consecutive_errors >= MAX_CONSECUTIVE_ERRORS:
-                stop_all = "errors"
+            if rows[0].get("note", "").startswith("GpuError"):
+                stop_all = "GPU error"
+            elif consecutive_errors >= MAX_CONSECUTIVE_ERRORS:
+                rep.stop_reason = "errors"
         else:
             consecutive_errors = 0
             if status == "skipped":

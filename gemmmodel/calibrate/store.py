@@ -153,14 +153,7 @@ class ResultStore:
         if path.exists():
             _cut_torn_line(path)
             return path
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{suite}.", suffix=".tmp", dir=self.out_dir)
-        try:
-            os.write(fd, (",".join(COLUMNS) + "\n").encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        atomic_write_text(path, ",".join(COLUMNS) + "\n", replace=False)
         return path
 
     def append(self, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -192,6 +185,29 @@ class ResultStore:
         """Keys of measurements that need no rerun (a row with status ok or skipped)."""
         return {measurement_key(r["suite"], r["name"], r["params"])
                 for r in self.rows(suite) if r["status"] in DONE_STATUSES}
+
+
+def atomic_write_text(path: str | Path, text: str, replace: bool = True) -> Path:
+    """Write a whole file atomically: temp file in the same folder, fsync, rename.
+
+    The file gets the usual mode (0666 less the umask). replace=False keeps a file that
+    appeared meanwhile (another writer created it first)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.write(fd, text.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    if not replace and path.exists():
+        os.unlink(tmp)
+    else:
+        os.replace(tmp, path)
+    return path
 
 
 def read_rows(path: str | Path) -> list[dict[str, str]]:

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import statistics
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gemmmodel.calibrate.provenance import read_provenance
-from gemmmodel.calibrate.store import ResultStore, parse_params
+from gemmmodel.calibrate.store import ResultStore, atomic_write_text, parse_params
 
 FILE_NAME = "summary.json"
 MiB = 1 << 20
@@ -221,9 +219,5 @@ def write_summary(out_dir: str | Path, spec: Any = None) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     data = _clean(build_summary(out_dir, spec))
-    fd, tmp = tempfile.mkstemp(prefix=".summary.", suffix=".tmp", dir=out_dir)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=2, allow_nan=False, default=str)
-        fh.write("\n")
-    os.replace(tmp, out_dir / FILE_NAME)
-    return out_dir / FILE_NAME
+    return atomic_write_text(out_dir / FILE_NAME,
+                             json.dumps(data, indent=2, allow_nan=False, default=str) + "\n")

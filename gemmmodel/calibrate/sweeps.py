@@ -32,7 +32,7 @@ CONTEST_TRANS = ("NN", "NT", "TN", "TT")
 MAX_LAUNCH_S = 1.0
 PREDICT_SKIP_S = 10.0
 EST_EFFICIENCY = 0.1      # assumed fraction of FP32 peak, time estimates only
-EST_HOST_FLOP_PER_S = 5e10  # assumed host float64 matmul rate, estimates only
+EST_HOST_S_PER_ELEMENT = 2e-8  # assumed host cost to draw + upload one input element
 COMPILE_S = 0.5
 
 
@@ -44,8 +44,10 @@ def _kernel_est_s(dev: DeviceFacts, m: int, n: int, k: int, budget_s: float,
                   batch: int = 1) -> float:
     peak = dev.fp32_flop_per_s or 1e13
     t = _flop(m, n, k, batch) / (peak * EST_EFFICIENCY)
-    host = _flop(min(m, 514), n, k, batch) / EST_HOST_FLOP_PER_S / 28  # shared per shape
-    return estimate_bench_s(t, budget_s) + 2 * t + host + COMPILE_S
+    # host work per measurement: time_gemm draws and uploads fresh inputs; the float64
+    # reference is made once per shape and shared by the sweep
+    inputs = EST_HOST_S_PER_ELEMENT * batch * (m * k + k * n + m * n)
+    return estimate_bench_s(t, budget_s) + 2 * t + inputs + COMPILE_S
 
 
 def _gemm_rows(m: int, n: int, k: int, result, check, batch: int = 1, note: str = "",
@@ -87,7 +89,8 @@ def measure_gemm(ctx, name: str, launch: Callable[..., None], m: int, n: int, k:
     if predicted is not None and predicted > PREDICT_SKIP_S:
         raise Skip(f"predicted {predicted:.3g} s per launch from a smaller shape "
                    f"(> {PREDICT_SKIP_S} s): not measured")
-    check = check_launch(ctx.rt, ctx.cache, lambda a, b, c: launch(a, b, c), m, n, k)
+    check = check_launch(ctx.rt, ctx.cache, lambda a, b, c: launch(a, b, c), m, n, k,
+                         forget=forget)
     times = ctx.cache.setdefault("kernel_time_s", {})
     if check.launch_s > MAX_LAUNCH_S:
         times[(name, m, n, k)] = check.launch_s
@@ -97,23 +100,35 @@ def measure_gemm(ctx, name: str, launch: Callable[..., None], m: int, n: int, k:
     return _gemm_rows(m, n, k, result, check, note=note)
 
 
-def _run_plan(ctx, ref_name: str, m: int, n: int, k: int) -> list[dict[str, Any]]:
-    from gemmmodel.catalogue import resolve
-
+def _measure_plan(ctx, name: str, plan, m: int, n: int, k: int) -> list[dict[str, Any]]:
     rt = ctx.rt
-    ref = resolve(ref_name)
-    try:
-        ref.check_shape(m, n, k)
-        plan = ref.plan(m, n, k)
-    except (BadArgument, InvalidConfig) as err:
-        raise Skip(str(err)) from None
     module = rt.compile_plan(plan)
 
     def launch(a, b, c, alpha=1.0, beta=0.0):
         rt.launch_plan(module, plan, m, n, k, alpha, a, b, beta, c)
 
-    return measure_gemm(ctx, ref.name, launch, m, n, k,
+    return measure_gemm(ctx, name, launch, m, n, k,
                         note=f"grid={'x'.join(map(str, plan.grid))}")
+
+
+def _run_catalogue(ctx, kernel_id: str, m: int, n: int, k: int) -> list[dict[str, Any]]:
+    from gemmmodel.catalogue import resolve
+
+    ref = resolve(kernel_id)
+    try:
+        ref.check_shape(m, n, k)
+        plan = ref.plan(m, n, k)
+    except BadArgument as err:
+        raise Skip(str(err)) from None
+    return _measure_plan(ctx, ref.name, plan, m, n, k)
+
+
+def _run_template(ctx, config: Any, m: int, n: int, k: int) -> list[dict[str, Any]]:
+    try:
+        plan = config.plan(m, n, k)
+    except (BadArgument, InvalidConfig) as err:
+        raise Skip(str(err)) from None
+    return _measure_plan(ctx, config.name, plan, m, n, k)
 
 
 def _vendor(ctx):
@@ -141,7 +156,7 @@ def _run_vendor_batched(ctx, m: int, n: int, k: int, batch: int) -> list[dict[st
     def launch(a, b, c):
         blas.sgemm_strided_batched(m, n, k, batch, a, b, c)
 
-    check = check_launch(ctx.rt, ctx.cache, launch, m, n, k, batch=batch)
+    check = check_launch(ctx.rt, ctx.cache, launch, m, n, k, batch=batch, forget=blas.forget)
     result = time_gemm(ctx.rt, launch, m, n, k, batch=batch, budget_s=ctx.bench_budget_s,
                        forget=blas.forget)
     return _gemm_rows(m, n, k, result, check, batch=batch, note="packed row-major, NN")
@@ -154,6 +169,8 @@ def _run_batched(ctx, m: int, n: int, k: int, batch: int, trans: str) -> list[di
 
     (row,) = run_kernels(ctx.rt, ["batched"], [(m, n, k, batch)], check=True,
                          budget_s=ctx.bench_budget_s, trans=trans)
+    if row.status == "skipped" and "not available" in row.reason:
+        raise GemmModelError(row.reason)     # retried by a rerun once it is available
     if row.status == "skipped":
         raise Skip(row.reason)
     if row.status != "ok" and row.median_s is None:
@@ -190,7 +207,7 @@ def kernel_measurements(dev: DeviceFacts, budget_s: float, vendor_name: str) -> 
             out.append(Measurement("kernels", "kernel",
                                    {"kernel": kid, "M": size, "N": size, "K": size},
                                    _kernel_est_s(dev, size, size, size, budget_s),
-                                   lambda ctx, k=kid, s=size: _run_plan(ctx, k, s, s, s)))
+                                   lambda ctx, k=kid, s=size: _run_catalogue(ctx, k, s, s, s)))
     return out
 
 
@@ -219,7 +236,7 @@ def template_measurements(dev: DeviceFacts, budget_s: float, vendor_name: str,
             out.append(Measurement("template", "template", {"config": cfg.name, "M": m, "N": n,
                                                             "K": k},
                                    _kernel_est_s(dev, m, n, k, budget_s),
-                                   lambda ctx, c=cfg.name, s=(m, n, k): _run_plan(ctx, c, *s)))
+                                   lambda ctx, c=cfg, s=(m, n, k): _run_template(ctx, c, *s)))
     return out
 
 

@@ -9,7 +9,7 @@ Layouts (docs/design.md catalogue fields; sizes in floats):
   A tile "transposed": As[k][m], row length BM + padding
   B tile:              Bs[k][n], row length BN + padding
 Reads: at each k a thread reads its TM A values and TN B values (VEC-wide where the layout
-keeps them contiguous; along k with TK-wide reads for the row layout of A). The pattern is
+keeps them contiguous; for the row layout of A, min(TK, 4)-wide reads along k). The pattern is
 the same at every k up to a constant shift, which leaves bank conflicts unchanged, so k = 0
 is simulated and the instruction counted BK (or BK/TK) times per iteration.
 Writes: the block's threads store the global tile they loaded; global loads are VEC floats
@@ -131,7 +131,8 @@ def lds_reads(desc: KernelDesc, wave_size: int) -> list[LdsAccess]:
                                  _by_wave(addr, desc.threads, wave_size), desc.bk))
     else:
         ld = desc.bk + desc.pad
-        wa = desc.tk if desc.tk in (2, 4) and desc.bk % desc.tk == 0 else 1
+        wa = min(desc.tk, 4) if desc.tk >= 2 and desc.bk % min(desc.tk, 4) == 0 else 1
+        wa = 2 if wa == 3 else wa
         for i in range(desc.tm):
             addr = rows[:, i] * ld * FLOAT_BYTES
             out.append(LdsAccess(f"read A[m][k] row {i}", "read", wa * FLOAT_BYTES,
@@ -197,5 +198,5 @@ def lds_tile_bytes(desc: KernelDesc) -> int:
     else:
         a = desc.bm * (desc.bk + desc.pad)
     b = desc.bk * (desc.bn + desc.pad)
-    stages = 2 if desc.buffering == "lds-double" else 1
+    stages = 2 if desc.lds_double else 1
     return (a + b) * FLOAT_BYTES * stages

@@ -20,7 +20,7 @@ from gemmmodel.model.terms import Term
 from gemmmodel.model.traffic import (compute_peak, dram_bytes, l2_bytes, lds_bytes, roofline,
                                      traffic_times)
 from gemmmodel.model.waves import wave_info
-from gemmmodel.model.work import iterations, kernel_mix, work_term
+from gemmmodel.model.work import iterations, kernel_mix, with_estimated_spills, work_term
 
 
 def normalise_shape(shape) -> tuple[int, int, int, int]:
@@ -62,8 +62,10 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     desc = describe(params)
     shape = normalise_shape(shape)
     wave = int(spec.wave_size)
-    mix = kernel_mix(desc, wave, facts)
     wi = wave_info(desc, spec, shape, facts)
+    mix = kernel_mix(desc, wave, facts)
+    if wi.resources is not None and wi.resources.spilled:
+        mix = with_estimated_spills(mix, desc, wi.resources.spilled, spec)
     clock_t = effective_clock(spec, calib)
     clock = clock_t.value
     iters = iterations(desc, shape[2])
@@ -83,7 +85,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     lds_bpc, lds_src = value(spec, calib, "lds_bytes_per_clk_per_cu")
     rate = lds_bpc / (float(spec.lds_banks) * float(spec.lds_bank_bytes)) if lds_src == \
         "calibrated" else pass_rate_per_clk(spec)
-    passes = lds_passes_per_iter(desc, spec) if desc.uses_lds else None
+    passes = lds_passes_per_iter(desc, spec, mix) if desc.uses_lds else None
     n_passes = passes.value if passes else 0.0
     t_lds = Term("t_lds_s", busiest * iters * n_passes / rate / clock, "s",
                  "busiest_cu_blocks * iterations * passes_per_iter / passes_per_clk / clock_hz",
@@ -113,7 +115,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         units = max(wi.resident_blocks, 1e-9)
         n_unit_iters = float(busiest) * iters
         alone = min(units, max(1.0, simds / wi.waves_per_block))
-        mode = "single" if desc.buffering == "single" else "double"
+        mode = "double" if desc.double_buffered else "single"
         fill_blocks = busiest / units
     else:
         units = max(wi.resident_blocks * wi.waves_per_block, 1e-9)

@@ -1,14 +1,18 @@
 """Combination: pipes, overlap, exposed latency, spawn and launch -> predicted time.
 
     t = t_launch + t_pipes + t_latency + t_ramp
-    t_pipes = max(t_spawn, P_top / (1 - q)),   q = (1 - f_top) ** (w / overlap_loss)
-      P = {issue, lds, l2, dram}: pipe times of the busiest CU (issue, lds) or of the
-      whole GPU (l2, dram); P_top the largest, f_top = P_top / sum(P); w = resident waves
-      per SIMD. Each wave spends a fraction f_top of its time on the dominant pipe and the
-      rest on the others; the dominant pipe idles only when every resident wave is busy
-      elsewhere, with probability q if the waves are independent (overlap_loss = 1; larger
-      values model correlated waves, e.g. released together by a barrier). With one wave
-      per SIMD the pipes serialise (t = sum(P)); with many, t -> P_top. q <= 0.95.
+    t_pipes = max(t_cu, t_l2, t_dram, t_spawn)
+    t_cu = P_top / (1 - q),   q = (1 - f_top) ** (w / overlap_loss)
+      P = {issue, lds}: the two pipes a wave occupies on the busiest CU; P_top the larger,
+      f_top = P_top / (P_issue + P_lds); w = resident waves per SIMD. Each wave spends a
+      fraction f_top of its time on the dominant pipe and the rest on the other; the
+      dominant pipe idles only when every resident wave is busy on the other, with
+      probability q if the waves are independent (overlap_loss = 1; larger values model
+      correlated waves, e.g. released together by a barrier). With one wave per SIMD the
+      two pipes serialise (t_cu = P_issue + P_lds); with many, t_cu -> P_top. q <= 0.95.
+      L2, DRAM and spawn are throughput limits shared by the whole GPU: loads are
+      asynchronous, so they bound the time but do not hold a wave (waiting for their data
+      is the latency term).
     t_latency = n_unit_iters * max(0, (C_alone + L)/u - C_cu) + fill   (latency.py)
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
     t_ramp, t_launch from spawn.py.
@@ -31,7 +35,8 @@ from gemmmodel.model.latency import exposed_per_unit_iter
 from gemmmodel.model.terms import Term
 
 PIPES = ("issue", "lds", "l2", "dram", "spawn")
-OVERLAP_PIPES = ("issue", "lds", "l2", "dram")
+OVERLAP_PIPES = ("issue", "lds")
+SHARED_PIPES = ("l2", "dram", "spawn")
 Q_MAX = 0.95
 #: Numeric fields of Components used by evaluate_arrays (all seconds unless noted).
 FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "units", "n_unit_iters",
@@ -81,7 +86,8 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     w = np.maximum(np.atleast_1d(a["w"]), 1e-9)
     q = np.minimum(Q_MAX, (1.0 - f_top) ** (w / max(th["overlap_loss"], 1e-9)))
     loss = top * q / (1.0 - q)
-    t_pipes = np.maximum(np.atleast_1d(pipes["spawn"]), top + loss)
+    shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
+    t_pipes = np.maximum(shared, top + loss)
     n = np.maximum(np.atleast_1d(a["n_unit_iters"]), 1e-12)
     c_cu = t_pipes / n
     c_alone = c_cu * np.atleast_1d(a["alone_factor"])
@@ -121,7 +127,7 @@ def bottleneck(parts: dict, comp: Components) -> str:
     """Name of the largest contribution to the time."""
     pipes = {p: parts[f"pipe_{p}"] for p in PIPES}
     top = max(pipes, key=pipes.get)
-    contrib = {top: parts["top"], "latency": parts["t_latency"],
+    contrib = {top: parts["t_pipes"], "latency": parts["t_latency"],
                "launch": comp.launch_s + comp.ramp_s}
     return max(contrib, key=contrib.get)
 
@@ -145,7 +151,8 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                 **({eff_key: eff} if eff_key else {})},
                                children=(base,) if base else ()))
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
-                   "max(t_spawn, P_top / (1 - q)), q = (1 - P_top/sum(P)) ** (w / overlap_loss)",
+                   "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "
+                   "q = (1 - P_top / (P_issue + P_lds)) ** (w / overlap_loss)",
                    {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
                     "w": comp.w, "q": parts["q"], "not_overlapped_s": parts["loss"]},
                    children=tuple(pipe_terms))

@@ -6,7 +6,7 @@ training subset of kernel timings of calibration/<gpu>/ (kernels.csv, template.c
 batched.csv). Residual per sample: log(t_pred) - log(t_meas). A weak ridge term
 (RIDGE * log(theta / theta_default)) keeps parameters that no sample constrains at their
 a-priori value. The result is stored in calibration/<gpu>/fit.json with the training set
-named.
+named. Two starting points are tried (module code) and the lower cost kept.
 """
 
 from __future__ import annotations
@@ -80,7 +80,12 @@ def fit_theta(comps: list[Components], measured_s, params=FIT_PARAMS, start: dic
         res = np.log(np.maximum(pred, 1e-30)) - log_meas
         return np.concatenate([res, RIDGE * np.log(x / prior)])
 
-    sol = least_squares(residual, x0, bounds=(lo, hi), method="trf", x_scale="jac")
+    # two starts (the a-priori values and the middle of the bounds): a parameter whose
+    # pipe binds only away from its start has no gradient there
+    mid = np.sqrt(lo * hi)
+    sols = [least_squares(residual, x, bounds=(lo, hi), method="trf", x_scale="jac")
+            for x in (x0, np.clip(mid, lo * 1.0001, hi * 0.9999))]
+    sol = min(sols, key=lambda r: r.cost)
     theta = theta_of(sol.x)
     pred = predict_times(arrays, theta)
     res = np.log(pred) - log_meas

@@ -6,7 +6,8 @@ Optional extra keys understood here (absent keys take the default in brackets):
   fragment   "contiguous" | "strided" [contiguous]: how a thread's TM (TN) values lie in
              the block tile: one run of TM rows, or VEC-wide chunks spaced one warp-row of
              lanes apart (the template's layout, kernels/template/sgemm_tile.cu).
-A kernel with BK = 0 (or buffering "none") stages nothing in LDS: the naive kernel.
+A kernel with BK = 0, buffering "none" or a_lds_layout "none" stages nothing in LDS: the
+naive kernel (its BM x BN is the block's output tile, one k step per iteration).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 
 from gemmmodel.errors import BadArgument
 
-BUFFERINGS = ("single", "lds-double", "reg-double", "none")
-A_LAYOUTS = ("row", "transposed")
+BUFFERINGS = ("single", "lds-double", "reg-double", "none")  # or "+"-joined, e.g. 3.6
+A_LAYOUTS = ("row", "transposed", "none")
 THREAD_MAPS = ("row", "warp", "zorder")
 
 
@@ -44,7 +45,17 @@ class KernelDesc:
 
     @property
     def uses_lds(self) -> bool:
-        return self.bk > 0 and self.buffering != "none"
+        return self.bk > 0 and self.buffering != "none" and self.a_layout != "none"
+
+    @property
+    def lds_double(self) -> bool:
+        """Two LDS stages (the next tile is written while this one is read)."""
+        return "lds-double" in self.buffering.split("+")
+
+    @property
+    def double_buffered(self) -> bool:
+        """The next tile's global loads are issued one iteration ahead (LDS or registers)."""
+        return any(p in ("lds-double", "reg-double") for p in self.buffering.split("+"))
 
     @property
     def threads_x(self) -> int:
@@ -87,8 +98,9 @@ def describe(params: dict[str, Any]) -> KernelDesc:
     buffering = str(params.get("buffering", "single") or "single")
     a_layout = str(params.get("a_lds_layout", "row") or "row")
     thread_map = str(params.get("thread_map", "row") or "row")
-    if buffering not in BUFFERINGS:
-        raise BadArgument(f"buffering {buffering!r}: expected one of {', '.join(BUFFERINGS)}")
+    if any(part not in BUFFERINGS for part in buffering.split("+")):
+        raise BadArgument(f"buffering {buffering!r}: expected one of {', '.join(BUFFERINGS)}"
+                          " or a '+'-joined combination")
     if a_layout not in A_LAYOUTS:
         raise BadArgument(f"a_lds_layout {a_layout!r}: expected one of {', '.join(A_LAYOUTS)}")
     if thread_map not in THREAD_MAPS:

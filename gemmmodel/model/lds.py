@@ -13,6 +13,7 @@ lds_banks * lds_bank_bytes bytes, so the LDS serves lds_bytes_per_clk_per_cu /
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -21,6 +22,8 @@ from gemmmodel.errors import SpecError
 from gemmmodel.model.access import LdsAccess, lds_accesses
 from gemmmodel.model.kernel import KernelDesc
 from gemmmodel.model.terms import Term
+
+_WIDTH_BYTES = {"b32": 4, "b64": 8, "b96": 12, "b128": 16}
 
 
 def lane_groups(spec, width_bytes: int, kind: str = "read") -> list[list[int]]:
@@ -104,19 +107,66 @@ def lds_table(desc: KernelDesc, spec) -> list[dict]:
     return rows
 
 
-def lds_passes_per_iter(desc: KernelDesc, spec) -> Term:
-    """Bank passes per block per tile iteration (all waves of the block), split read/write."""
+def _factor(rows: list[dict]) -> float:
+    """Passes over conflict-free passes of a set of simulated instructions (1 if none)."""
+    ideal = sum(r["per_iter"] * r["ideal_passes"] for r in rows)
+    return sum(r["per_iter"] * r["passes"] for r in rows) / ideal if ideal else 1.0
+
+
+def _vectorised(desc: KernelDesc) -> KernelDesc:
+    """The same kernel with 4-wide accesses wherever its layout is contiguous (what the
+    compiler makes of scalar source accesses when it can merge them)."""
+    return replace(desc, vec=4, tk=4 if desc.a_layout == "row" else desc.tk)
+
+
+def ideal_passes_for_width(spec, width_bytes: int, kind: str = "read") -> float:
+    """Conflict-free passes of one full-wave instruction of `width_bytes` per lane."""
+    lanes = int(spec.wave_size)
+    per_pass = int(spec.lds_banks) * int(spec.lds_bank_bytes)
+    total = 0
+    for g in lane_groups(spec, width_bytes, kind):
+        n = len([x for x in g if x < lanes])
+        if n:
+            total += max(1, -(-n * width_bytes // per_pass))
+    return float(total)
+
+
+def lds_passes_per_iter(desc: KernelDesc, spec, mix=None) -> Term:
+    """Bank passes per block per tile iteration (all waves of the block), split read/write.
+
+    Without compile facts: the simulated instructions of access.py. With a compile-fact mix
+    (work.Mix, source "compile facts"): its LDS instruction counts by width, each at the
+    conflict-free passes of its width times the simulated conflict factor of its kind
+    (reads / writes), since the compiler may merge or split the accesses the source names."""
     table = lds_table(desc, spec)
     waves = -(-desc.threads // int(spec.wave_size))
-    reads = sum(r["per_iter"] * r["passes"] for r in table if r["kind"] == "read") * waves
-    writes = sum(r["per_iter"] * r["passes"] for r in table if r["kind"] == "write") * waves
-    ideal = sum(r["per_iter"] * r["ideal_passes"] for r in table) * waves
-    worst = max((r["conflict_factor"] for r in table), default=1.0)
+    factor = {kind: _factor([r for r in table if r["kind"] == kind]) for kind in ("read", "write")}
+    if mix is not None and str(getattr(mix, "source", "")).startswith("compile facts"):
+        # the compiler may have vectorised (or split) what the source names: take each
+        # width's conflict factor from the simulation of the variant with that width
+        variants = table + [r for r in lds_table(_vectorised(desc), spec)
+                            if r["width"] not in {t["width"] for t in table}]
+        counts = {"read": dict(mix.lds_read), "write": dict(mix.lds_write)}
+        per_kind = {}
+        for kind, by_width in counts.items():
+            total = 0.0
+            for w, n in by_width.items():
+                same = [r for r in variants if r["kind"] == kind and r["width"] == w]
+                f = _factor(same) if same else factor[kind]
+                total += n * f * ideal_passes_for_width(spec, _WIDTH_BYTES[w], kind)
+            per_kind[kind] = waves * total
+        reads, writes = per_kind["read"], per_kind["write"]
+        how = "compile-fact counts x simulated conflict factor of their width"
+    else:
+        reads = sum(r["per_iter"] * r["passes"] for r in table if r["kind"] == "read") * waves
+        writes = sum(r["per_iter"] * r["passes"] for r in table if r["kind"] == "write") * waves
+        how = "simulated instructions (params)"
     return Term(
         name="lds_passes_per_iter", value=reads + writes, unit="passes",
         formula="waves * sum_instr(per_iter * passes)",
         inputs={"waves": waves, "read_passes": reads, "write_passes": writes,
-                "conflict_free_passes": ideal, "worst_conflict_factor": worst},
+                "read_conflict_factor": factor["read"],
+                "write_conflict_factor": factor["write"], "counts": how},
         children=tuple(
             Term(name=f"lds {r['name']}", value=r["passes"], unit="passes/instr",
                  formula="sum_groups max(1, distinct words in busiest bank)",

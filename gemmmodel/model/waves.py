@@ -18,12 +18,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 from gemmmodel.model.access import lds_tile_bytes
 from gemmmodel.model.kernel import KernelDesc
 from gemmmodel.model.terms import Term
 
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib
+
 REG_OVERHEAD = 6  # registers for addresses and the loop counter (assumption, see above)
+COMPILER_FILE = Path(__file__).resolve().parent / "data" / "compiler.toml"
 
 
 def _get(facts, key: str, default=None):
@@ -41,7 +49,7 @@ def estimate_registers(desc: KernelDesc) -> int:
     if not desc.uses_lds:
         return 2 * (desc.tm * desc.tn) + desc.tm + desc.tn + REG_OVERHEAD + 8
     staged = (desc.bm * desc.bk + desc.bk * desc.bn) / desc.threads
-    if desc.buffering != "single":
+    if desc.double_buffered:
         staged *= 2
     return int(math.ceil(desc.tm * desc.tn + desc.tm + desc.tn + staged + REG_OVERHEAD))
 
@@ -53,17 +61,58 @@ class Resources:
     sgprs: int
     lds_bytes: int
     source: str        # "compile facts" | "params"
+    spilled: int = 0   # estimated registers over the compiler's cap (params only)
+    cap: int = 0       # that cap (0 = none)
+
+
+@lru_cache(maxsize=1)
+def _compiler_table() -> dict:
+    with COMPILER_FILE.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def assumed_block_threads(spec, desc: KernelDesc) -> tuple[int, str]:
+    """Block size the compiler plans registers for: the launch bounds when the kernel has
+    them, else the vendor compiler's default (data/compiler.toml; 0 = no assumption)."""
+    if desc.launch_bounds:
+        return int(desc.launch_bounds), "launch bounds"
+    row = _compiler_table().get(str(spec.vendor), {})
+    return int(row.get("default_max_block_threads", 0)), str(row.get("source", ""))
+
+
+def register_cap(spec, threads: int) -> int:
+    """Most registers per thread with which one block of `threads` still fits a CU
+    (gemmmodel.occupancy rules, searched); max_regs_per_thread when threads is 0."""
+    from gemmmodel.occupancy import occupancy
+
+    hi = int(spec.max_regs_per_thread)
+    if threads <= 0 or blocks_per_cu(occupancy(spec, threads, hi)) >= 1:
+        return hi
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if blocks_per_cu(occupancy(spec, threads, mid)) >= 1:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def resources(desc: KernelDesc, spec, facts=None) -> Resources:
-    """Registers and LDS bytes per block, from the compile facts where given."""
+    """Registers and LDS bytes per block, from the compile facts where given; else the
+    estimate, capped where the compiler plans for a larger block than the kernel's."""
     regs = _get(facts, "vgprs") or _get(facts, "regs")
     lds = _get(facts, "lds_bytes")
     if regs:
         return Resources(int(regs), int(_get(facts, "agprs", 0) or 0),
                          int(_get(facts, "sgprs", 0) or 0),
                          int(lds if lds is not None else lds_tile_bytes(desc)), "compile facts")
-    return Resources(estimate_registers(desc), 0, 0, lds_tile_bytes(desc), "params")
+    est = estimate_registers(desc)
+    assumed, _ = assumed_block_threads(spec, desc)
+    cap = register_cap(spec, assumed) if assumed > desc.threads else 0
+    if cap and est > cap:
+        return Resources(cap, 0, 0, lds_tile_bytes(desc), "params", spilled=est - cap, cap=cap)
+    return Resources(est, 0, 0, lds_tile_bytes(desc), "params", cap=cap)
 
 
 def blocks_per_cu(occ) -> int:
@@ -87,6 +136,7 @@ class WaveInfo:
     busiest_cu_blocks: int
     limiter: str
     term: Term
+    resources: Resources | None = None
 
 
 def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
@@ -113,7 +163,8 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
     limiter = str(getattr(occ, "limiter", ""))
     res_t = Term("resources", float(res.regs), "regs/thread", res.source,
                  {"regs": res.regs, "agprs": res.agprs, "sgprs": res.sgprs,
-                  "lds_bytes": res.lds_bytes, "threads": desc.threads},
+                  "lds_bytes": res.lds_bytes, "threads": desc.threads,
+                  "estimated_spilled_regs": res.spilled, "register_cap": res.cap},
                  note="registers and LDS per block from " + res.source)
     occ_t = Term("occupancy_blocks_per_cu", float(b), "blocks/CU", "gemmmodel.occupancy rules",
                  {"limiter": limiter, "waves_per_block": wpb}, children=(res_t,),
@@ -127,4 +178,4 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
                 "busiest_cu_blocks": busiest, "compute_units": cus})
     term = Term("waves", float(rounds), "rounds", "ceil(blocks / (CUs * blocks_per_cu))",
                 {"blocks": blocks, "slots": slots}, children=(occ_t, wps_t, q_t))
-    return WaveInfo(blocks, b, resident, wps, wpb, rounds, eff, busiest, limiter, term)
+    return WaveInfo(blocks, b, resident, wps, wpb, rounds, eff, busiest, limiter, term, res)

@@ -24,7 +24,7 @@ Analytic count per thread per iteration:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gemmmodel.model.access import global_load_width, lds_accesses
 from gemmmodel.model.kernel import KernelDesc
@@ -100,7 +100,7 @@ def analytic_mix(desc: KernelDesc, wave_size: int) -> Mix:
     gl: dict[str, float] = {}
     gl[_width(4 * va)] = gl.get(_width(4 * va), 0.0) + desc.bm * desc.bk / (desc.threads * va)
     gl[_width(4 * vb)] = gl.get(_width(4 * vb), 0.0) + desc.bk * desc.bn / (desc.threads * vb)
-    barriers = 1.0 if desc.buffering == "lds-double" else 2.0
+    barriers = 1.0 if desc.lds_double else 2.0
     n_gl = sum(gl.values())
     return Mix(fma=float(desc.tm * desc.tn * desc.bk), lds_read=reads, lds_write=writes,
                global_load=gl, barrier=barriers, waitcnt=barriers + 1, other=n_gl + 4,
@@ -150,6 +150,29 @@ def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
                global_load=loads, global_store=stores, barrier=barrier, waitcnt=waitcnt,
                other=other, spill_ops=spill_ops, spill_bytes=spill_bytes,
                source="compile facts")
+
+
+def with_estimated_spills(mix: Mix, desc: KernelDesc, spilled_regs: int, spec) -> Mix:
+    """Add the spill code of `spilled_regs` registers over the compiler's cap (params only).
+
+    Assumption: each spilled register (an accumulator of the thread tile) is reloaded or
+    stored once per k step, BK per iteration; hipcc's kernel 10 (gfx906: 261 scratch
+    loads+stores, gfx908: ~280 AGPR moves per 8-k iteration, ~30 registers over the
+    64-VGPR cap) has that size. Where the GPU has separate AGPRs (spec.agpr_mode
+    "separate", gfx908) they hold the spills: the code is VALU moves; else scratch memory
+    (VMEM loads and stores of 4 B per lane, L2 traffic)."""
+    if spilled_regs <= 0 or mix.source != "params":
+        return mix
+    ops = float(spilled_regs) * (desc.bk if desc.uses_lds else 1)
+    if str(getattr(spec, "agpr_mode", "none")) == "separate":
+        return replace(mix, other=mix.other + ops, source="params + AGPR spills")
+    loads = dict(mix.global_load)
+    loads["b32"] = loads.get("b32", 0.0) + ops / 2
+    stores = dict(mix.global_store)
+    stores["b32"] = stores.get("b32", 0.0) + ops / 2
+    return replace(mix, global_load=loads, global_store=stores, spill_ops=mix.spill_ops + ops,
+                   spill_bytes=mix.spill_bytes + 4.0 * ops, waitcnt=mix.waitcnt + ops / 2,
+                   source="params + scratch spills")
 
 
 def kernel_mix(desc: KernelDesc, wave_size: int, facts=None) -> Mix:

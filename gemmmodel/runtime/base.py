@@ -153,6 +153,8 @@ class Runtime(ABC):
     """One GPU. Concrete methods here are shared; back ends implement the abstract ones."""
 
     vendor = ""
+    #: Options every compile of this back end gets (after the arch, std, -I and -D options).
+    base_options: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self._modules: dict[str, Module] = {}
@@ -187,7 +189,8 @@ class Runtime(ABC):
                 extra_options: Iterable[str] = ()) -> Module:
         """Compile `source_text` for this device and load it; cached per (source, options)."""
         dirs = list(include_dirs) or [KERNELS_DIR]
-        opts = compile_options(self.arch_flag(), defines, dirs, extra_options)
+        opts = compile_options(self.arch_flag(), defines, dirs,
+                               [*self.base_options, *extra_options])
         entries = list(entry_names)
         key = source_key(source_text, opts, entries)
         if key not in self._modules:

@@ -30,6 +30,11 @@ from gemmmodel.runtime.base import (
     to_ctypes,
 )
 
+#: NVRTC treats a function without __device__ as host code and refuses to call it from a
+#: kernel (nvcc accepts a constexpr one); -default-device (--device-as-default-execution-space)
+#: makes unannotated functions device functions, as kernels/ladder/k8_4.cu and k9.cu need.
+NVRTC_BASE_OPTIONS = ("-default-device",)
+
 
 def import_cuda():
     """(driver, nvrtc) modules of cuda-python; NoGpu when cuda-python is missing."""
@@ -166,6 +171,7 @@ class CudaRuntime(Runtime):
     """The CUDA driver API on device `ordinal` (primary context, default stream)."""
 
     vendor = "nvidia"
+    base_options = NVRTC_BASE_OPTIONS
 
     def __init__(self, ordinal: int = 0):
         super().__init__()

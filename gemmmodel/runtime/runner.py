@@ -200,7 +200,7 @@ def _run_batched(runtime, row: RunRow, check: bool, budget_s: float, trans: str)
     result = run_cli_case(row.size, trans, **kwargs)
     data = result.to_dict() if hasattr(result, "to_dict") else dict(result or {})
     for key in ("median_s", "p20_s", "p80_s", "spread", "reps", "noisy", "rel_err",
-                "nan_count", "passed", "status", "reason"):
+                "nan_count", "passed", "status", "reason", "checks"):
         if key in data:
             setattr(row, key, data.pop(key))
     if row.median_s:

@@ -5,6 +5,7 @@ Each helper raises SpecError with the file and the key path of the offending val
 
 from __future__ import annotations
 
+import math
 import re
 
 from gemmmodel.errors import SpecError
@@ -48,7 +49,7 @@ def number(raw, key: str, path: str, positive: bool) -> float:
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         raise SpecError(f"must be a number, got {type(raw).__name__} {raw!r}",
                         key_path=f"{key}.value", file=path)
-    if raw != raw or raw in (float("inf"), float("-inf")):
+    if not math.isfinite(raw):
         raise SpecError("must be finite", key_path=f"{key}.value", file=path)
     if raw < 0 or (positive and raw == 0):
         raise SpecError(f"must be {'> 0' if positive else '>= 0'}, got {raw}",
@@ -146,8 +147,7 @@ def cross_fields(spec, origins: dict[str, str], path: str) -> None:
         fail("reg_granule", "larger than regs_per_lane_file")
     if spec.max_threads_per_block % spec.wave_size:
         fail("max_threads_per_block", "not a multiple of wave_size")
-    if spec.vendor == "amd":
-        if spec.max_waves_per_simd * spec.simds_per_cu != spec.max_waves_per_cu:
-            fail("max_waves_per_cu", "must equal max_waves_per_simd x simds_per_cu")
+    if spec.vendor == "amd" and spec.max_waves_per_simd * spec.simds_per_cu != spec.max_waves_per_cu:
+        fail("max_waves_per_cu", "must equal max_waves_per_simd x simds_per_cu")
     if spec.max_waves_per_cu * spec.wave_size < spec.max_threads_per_block:
         fail("max_waves_per_cu", "fewer wave slots than one largest block needs")

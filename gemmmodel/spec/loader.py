@@ -20,8 +20,14 @@ except ModuleNotFoundError:  # Python 3.10
 from gemmmodel.errors import SpecError
 from gemmmodel.spec import checks
 from gemmmodel.spec.model import GpuSpec, Quantity, si_unit
-from gemmmodel.spec.schema import (FIELDS, FIELDS_BY_NAME, IDENTITY_KEYS, INHERITED_IDENTITY,
-                                   QUANTITY_KEYS, VENDORS)
+from gemmmodel.spec.schema import (
+    FIELDS,
+    FIELDS_BY_NAME,
+    IDENTITY_KEYS,
+    INHERITED_IDENTITY,
+    QUANTITY_KEYS,
+    VENDORS,
+)
 from gemmmodel.units import UNITS, to_si
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -232,7 +238,7 @@ def _convert(fld, table: dict, clock_hz, merged: dict, origin: str):
             if abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
                 raise SpecError(f"must be a whole number of {si_unit(fld.dimension, unit)} "
                                 f"(got {value:g})", key_path=f"{key}.value", file=origin)
-            return int(round(value))
+            return round(value)
         return float(value)
     if fld.kind == "text":
         if not isinstance(raw, str) or raw not in fld.choices:

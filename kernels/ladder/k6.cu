@@ -60,7 +60,7 @@ GM_KERNEL void sgemm_6(int M, int N, int K, float alpha, const float* __restrict
         for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
     }
     if (more) {  // fill the other buffer; it was last read before the previous barrier
-      for (int c = 0; c < 4; ++c) As[buf ^ 1][a_k + c][a_m] = a_next[c];
+      for (int c = 0; c < 4; ++c) As[buf][a_k + c][a_m] = a_next[c];
       for (int c = 0; c < 4; ++c) Bs[buf ^ 1][b_k][b_n + c] = b_next[c];
     }
     __syncthreads();

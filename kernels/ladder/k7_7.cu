@@ -29,7 +29,7 @@ static_assert(BK % TK == 0 && PAD % 4 == 0, "whole steps, 16-byte aligned LDS ro
 
 GM_KERNEL void __launch_bounds__(THREADS)
     sgemm_7_7(int M, int N, int K, float alpha, const float* __restrict__ A,
-            const float* __restrict__ B, float beta, float* __restrict__ C) {
+              const float* __restrict__ B, float beta, float* __restrict__ C) {
   alignas(16) __shared__ float As[BK * LDA];  // A transposed: element (m, k) at k * LDA + m
   alignas(16) __shared__ float Bs[BK * LDB];  // element (k, n) at k * LDB + n
   const int tid = threadIdx.x;

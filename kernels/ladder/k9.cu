@@ -47,7 +47,7 @@ GM_DEVICE void zorder_lane(int lane, int& lr, int& lc) {
 
 GM_KERNEL void __launch_bounds__(THREADS)
     sgemm_9(int M, int N, int K, float alpha, const float* __restrict__ A,
-              const float* __restrict__ B, float beta, float* __restrict__ C) {
+            const float* __restrict__ B, float beta, float* __restrict__ C) {
   __shared__ float As[BK * BM];  // A transposed, unpadded: (m, k) at k * BM + m
   __shared__ float Bs[BK * BN];  // (k, n) at k * BN + n
   const int tid = threadIdx.x;

@@ -3,10 +3,11 @@
     PYTHONPATH=. python3 tools/device/runtime_smoke.py
 
 (a) device_info; (b) NVRTC compile + launch + check of a small kernel, and the effect of the
-spin hold on the timing of a tiny kernel; (c) cuBLAS FP32 through CuPy: error and time at
-several sizes and the strided-batched contest cases, plus the alpha/beta path; (d) the
-NVIDIA occupancy fixture (occupancy_probe.py); (e) every catalogue kernel at 1024^3 with
---check if the catalogue exists; (f) the gpu-marked pytest files. Each section is
+spin hold on the timing of a tiny kernel; (c) the NVIDIA occupancy fixture
+(occupancy_probe.py); (d) cuBLAS FP32 through CuPy: error and time at several sizes and the
+strided-batched contest cases, plus the alpha/beta path; (e) two template configs and the
+batched kernel, where those modules exist; (f) every catalogue kernel at 1024^3 with
+--check (catalogue.toml, or its catalogue_*.toml parts); (g) the runtime pytest files. Each section is
 independent: a failure is printed and the run goes on.
 """
 
@@ -183,6 +184,40 @@ def catalogue_all(rt):
     return {"parts": [p.name for p in parts], "rows": payload["rows"]}
 
 
+@section("template")
+def template(rt):
+    from gemmmodel.catalogue import KernelRef
+    from gemmmodel.runtime.runner import run_refs
+    from gemmmodel.template import resolve_template_name
+
+    refs = []
+    for name in ("128x128x8/8x8", "64x64x16/4x4"):
+        cfg = resolve_template_name(name)
+        refs.append(KernelRef(name=cfg.name, kind="template", config=cfg))
+    rows = run_refs(rt, refs, [(2048, 2048, 2048), (4096, 4096, 4096)], check=True,
+                    budget_s=1.0, progress=lambda s: print(s, flush=True))
+    from gemmmodel.commands.run import render
+
+    payload = {"device": rt.device_info(), "rows": [r.to_dict() for r in rows]}
+    print(render(payload))
+    return {"rows": payload["rows"]}
+
+
+@section("batched")
+def batched(rt):
+    from gemmmodel.catalogue import KernelRef
+    from gemmmodel.runtime.runner import run_refs
+
+    rows = run_refs(rt, [KernelRef(name="batched", kind="batched")],
+                    [(64, 64, 32, 30), (128, 128, 64, 20), (128, 512, 256, 10)], check=True,
+                    budget_s=1.0, progress=lambda s: print(s, flush=True))
+    from gemmmodel.commands.run import render
+
+    payload = {"device": rt.device_info(), "rows": [r.to_dict() for r in rows]}
+    print(render(payload))
+    return {"rows": payload["rows"]}
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     from gemmmodel.runtime import get_runtime
@@ -192,6 +227,8 @@ def main() -> int:
     nvrtc_launch(rt)
     occupancy(rt)
     cublas(rt)
+    template(rt)
+    batched(rt)
     catalogue_all(rt)
     (OUT / "smoke.json").write_text(json.dumps(REPORT, indent=1, default=str) + "\n")
     print("\n=== pytest -m gpu", flush=True)

@@ -15,24 +15,27 @@
 
 #include "sgemm_tile.cu"
 
+// One pool of `threads` std::threads runs every block in turn; a barrier after each block
+// keeps blocks apart (the kernel's __shared__ arrays are statics shared by all blocks).
 static void run_grid(unsigned gx, unsigned gy, unsigned gz, unsigned threads,
                      const std::function<void()>& body) {
   gridDim = {gx, gy, gz};
   blockDim = {threads, 1, 1};
-  for (unsigned z = 0; z < gz; ++z)
-    for (unsigned y = 0; y < gy; ++y)
-      for (unsigned x = 0; x < gx; ++x) {
-        std::barrier<> bar(threads);
-        gm_emu_barrier = &bar;
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < threads; ++t)
-          pool.emplace_back([&, t] {
-            threadIdx = {t, 0, 0};
+  std::barrier<> bar(threads);
+  gm_emu_barrier = &bar;
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      threadIdx = {t, 0, 0};
+      for (unsigned z = 0; z < gz; ++z)
+        for (unsigned y = 0; y < gy; ++y)
+          for (unsigned x = 0; x < gx; ++x) {
             blockIdx = {x, y, z};
             body();
-          });
-        for (auto& th : pool) th.join();
-      }
+            bar.arrive_and_wait();
+          }
+    });
+  for (auto& th : pool) th.join();
 }
 
 static float* read_array(FILE* f, long n) {
@@ -52,7 +55,7 @@ int main(int argc, char** argv) {
   int ta = 0, tb = 0, lda = 0, ldb = 0, ldc = 0, batch = 1, gz = 1;
   long long sa = 0, sb = 0, sc = 0;
   if (mode == 1) {
-    if (argc != 24) return 2;
+    if (argc != 22) return 2;
     ta = next_i(); tb = next_i(); lda = next_i(); ldb = next_i(); ldc = next_i();
     sa = next_i(); sb = next_i(); sc = next_i(); batch = next_i(); gz = next_i();
   } else if (argc != 12) {

@@ -1,0 +1,58 @@
+"""`gemmmodel validate --gpu G [--write-fit] [--json]`: leave-one-kernel-out validation on the
+GPU's calibration data and the shipped measured tables (gemmmodel.model.validate)."""
+
+from __future__ import annotations
+
+from gemmmodel.commands._common import add_json_flag, emit
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("validate", help="validate the model against measured kernel times")
+    p.add_argument("--gpu", required=True, help="GPU spec name or alias (e.g. h200, gfx908)")
+    p.add_argument("--write-fit", action="store_true",
+                   help="store the fit on all calibrated kernels as calibration/<gpu>/fit.json")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x, fmt="{:.3f}") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def render(res: dict) -> str:
+    lines = [f"validate {res['gpu']}: {res['method']}",
+             f"  n={res['n']}  MAPE={_pct(res['mape'])}  max error={_pct(res['max_error'])}  "
+             f"Kendall tau={_num(res['kendall_tau'])}  Spearman rho={_num(res['spearman_rho'])}"]
+    if res.get("per_kernel"):
+        lines.append("  per kernel (worst first):")
+        lines.append(f"    {'kernel':<28} {'n':>3} {'MAPE':>8} {'max':>8}")
+        for row in res["per_kernel"]:
+            lines.append(f"    {row['kernel']:<28} {row['n']:>3} {_pct(row['mape']):>8} "
+                         f"{_pct(row['max_error']):>8}")
+    for tab in res.get("tables", []):
+        lines.append(f"  table {tab['table']} on {tab.get('spec', '?')} (no fitting): "
+                     f"n={tab['n']} Spearman rho={_num(tab['spearman_rho'])} "
+                     f"MAPE={_pct(tab['mape'])} "
+                     f"(compile facts for {tab.get('with_compile_facts', 0)} kernels)")
+        lines.append(f"    {'kernel':<8} {'measured ms':>12} {'predicted ms':>13} {'error':>8}")
+        for row in tab["rows"]:
+            lines.append(f"    {row['kernel']:<8} {1e3 * row['measured_s']:>12.3f} "
+                         f"{1e3 * row['predicted_s']:>13.3f} {_pct(row['error']):>8}")
+    if res.get("fit"):
+        fit = res["fit"]
+        params = ", ".join(f"{k}={v:.3g}" for k, v in fit["params"].items())
+        lines.append(f"  fit on all {fit['n']} samples: {params}")
+    if res.get("fit_path"):
+        lines.append(f"  wrote {res['fit_path']}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from gemmmodel.model.validate import validate_gpu
+
+    res = validate_gpu(args.gpu, write=args.write_fit)
+    return emit(args, res, render)

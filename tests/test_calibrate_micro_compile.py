@@ -1,0 +1,111 @@
+"""The microbenchmark sources (kernels/micro/*.cu) compile for sm_90 with nvcc and with
+NVRTC (the runtime's compiler: no standard headers), in every -D variant the suites use, and
+their timed loops survive optimisation (SASS, where nvdisasm is available)."""
+
+import re
+import subprocess
+
+import pytest
+
+from gemmmodel import KERNELS_DIR
+from gemmmodel.calibrate.micro_compute import FMA_ILPS, FMA_PER_ITER, SMEM_BITS
+from gemmmodel.errors import GemmModelError
+
+MICRO = KERNELS_DIR / "micro"
+VARIANTS = ([("fma.cu", {"ILP": i}) for i in FMA_ILPS]
+            + [("smem.cu", {"VEC": b // 32}) for b in SMEM_BITS]
+            + [(name, {}) for name in ("bandwidth.cu", "latency.cu", "launch.cu")])
+
+
+def _ids(variants):
+    return [f"{src}-{'-'.join(f'{k}{v}' for k, v in d.items()) or 'plain'}" for src, d in variants]
+
+
+@pytest.fixture(scope="module")
+def cubins(tmp_path_factory):
+    """nvcc -arch=sm_90 -cubin of every variant, run in parallel: {id: (path, returncode,
+    stderr)}; None where nvcc is missing (tests then call require_tool)."""
+    import shutil
+
+    if shutil.which("nvcc") is None:
+        return None
+    out_dir = tmp_path_factory.mktemp("cubins")
+    procs = {}
+    for vid, (src, defines) in zip(_ids(VARIANTS), VARIANTS):
+        out = out_dir / f"{vid}.cubin"
+        cmd = ["nvcc", "-arch=sm_90", "-cubin", "-o", str(out), str(MICRO / src)]
+        cmd += [f"-D{k}={v}" for k, v in defines.items()]
+        procs[vid] = (out, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            text=True))
+    return {vid: (out, proc.wait(timeout=600), proc.stderr.read())
+            for vid, (out, proc) in procs.items()}
+
+
+def _cubin(cubins, vid):
+    out, code, err = cubins[vid]
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.compiler
+@pytest.mark.parametrize("src, defines", VARIANTS, ids=_ids(VARIANTS))
+def test_nvcc_compiles_for_sm90(require_tool, cubins, src, defines):
+    require_tool("nvcc")
+    data = _cubin(cubins, _ids([(src, defines)])[0]).read_bytes()
+    entries = re.findall(r'extern "C" __global__ void (\w+)', (MICRO / src).read_text())
+    assert entries and all(e.encode() in data for e in entries)
+
+
+@pytest.mark.parametrize("src, defines", VARIANTS, ids=_ids(VARIANTS))
+def test_nvrtc_compiles_with_the_runtime_options(src, defines):
+    try:
+        from gemmmodel.runtime.cuda import import_cuda, nvrtc_compile, nvrtc_version
+
+        nvrtc = import_cuda()[1]
+        nvrtc_version(nvrtc)
+    except (GemmModelError, RuntimeError, OSError) as err:
+        pytest.skip(f"NVRTC not usable here: {type(err).__name__}: {str(err)[:120]}")
+    from gemmmodel.runtime.base import compile_options
+
+    opts = compile_options("-arch=sm_90", defines, [MICRO, KERNELS_DIR])
+    cubin, log = nvrtc_compile((MICRO / src).read_text(), src, opts, nvrtc)
+    assert cubin[:4] == b"\x7fELF"
+    assert "warning" not in log.lower(), log
+
+
+def _sass(cubins, src, defines):
+    from gemmmodel.compile import tools
+
+    if not tools.has_tool("nvdisasm"):
+        pytest.skip(tools.INSTALL_HINTS["nvdisasm"])
+    cubin = _cubin(cubins, _ids([(src, defines)])[0])
+    proc = subprocess.run([str(tools.find_tool("nvdisasm")), "-c", str(cubin)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_fma_loop_keeps_every_fma(require_tool, cubins):
+    require_tool("nvcc")
+    sass = _sass(cubins, "fma.cu", {"ILP": 8})
+    assert len(re.findall(r"\bFFMA\b", sass)) >= FMA_PER_ITER
+
+
+@pytest.mark.parametrize("vec, op", [(1, r"LDS\s"), (2, r"LDS\.64"), (4, r"LDS\.128")])
+def test_smem_loop_is_shared_loads_and_adds_only(require_tool, cubins, vec, op):
+    require_tool("nvcc")
+    sass = _sass(cubins, "smem.cu", {"VEC": vec})
+    assert len(re.findall(op, sass)) >= 32
+    # no global or local memory traffic besides the setup / result stores
+    assert not re.search(r"\b(LDL|STL|LDG)\b", sass)
+
+
+def test_chases_are_one_dependent_load_per_step(require_tool, cubins):
+    require_tool("nvcc")
+    sass = _sass(cubins, "latency.cu", {})
+    body = sass.split("\n.text.mb_smem_chase:")[1].split("\n.text.")[0]
+    assert re.search(r"LDS R(\d+), \[R\1\]", body)        # ld.shared a <- [a]
+    chase = sass.split("\n.text.mb_chase:")[1].split("\n.text.")[0]
+    # explicit global loads (a generic LD would add its address-space check to the time)
+    assert re.search(r"LDG\.E\.64 R(\d+), desc\[UR\d+\]\[R\1\.64\]", chase)
+    assert not re.search(r"\bLD\.E", chase)
