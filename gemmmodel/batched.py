@@ -309,6 +309,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'gemmmodel.batched' has no attribute {name!r}")
 
 
-__all__ = ["BatchedProblem", "case_arrays", "check_arguments", "check_case", "choose_config",
-           "fuzz_cases", "kernel_args", "launch_spec", "matrix_mask", "matrix_view",
-           "reference_strided_batched", "run_cli_case", "sgemm_strided_batched", "tight_case"]
+__all__ = ["BatchedProblem", "check_arguments", "choose_config", "kernel_args", "launch_spec",
+           "matrix_mask", "matrix_view", "reference_strided_batched", "sgemm_strided_batched"]

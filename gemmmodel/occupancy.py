@@ -30,6 +30,8 @@ NVIDIA (the rules of CUDA 13.0 include/cuda_occupancy.h):
   shared: alignTo(lds + lds_reserved_per_block_bytes, lds_granule_bytes) per block against
     lds_bytes_per_cu (the default carveout gives the full size); 0 when above
     lds_bytes_per_block + reserved.
+  Checked against cuOccupancyMaxActiveBlocksPerMultiprocessor on an H100
+  (tests/fixtures/nvidia_occupancy_h100.json, tests/test_occupancy_nvidia_fixture.py).
 """
 
 from __future__ import annotations

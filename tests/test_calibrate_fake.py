@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ FAKE_NS = 1_000_000          # -> 2 GHz
 FAKE_LAUNCH_S = 1e-4
 
 _SIG = re.compile(r'(?:extern\s+"C"\s+__global__|GM_KERNEL)\s+void\s+'
-                  r'(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(([^)]*)\)', re.S)
+                  r'(?:__launch_bounds__\([^)]*\)\s+)?(\w+)\s*\(([^)]*)\)', re.DOTALL)
 
 
 def parse_signatures(text: str) -> dict[str, list[str]]:
@@ -75,7 +76,7 @@ class FakeRuntime:
                 "mem_clock_max_hz": 2.6e9, "driver": "570.0", "clock_source": "fake"}
 
     # compile
-    _sig_cache: dict = {}
+    _sig_cache: ClassVar[dict] = {}
 
     def compile_file(self, path, entries, defines=None, include_dirs=()):
         path = Path(path)
@@ -152,7 +153,7 @@ class FakeRuntime:
         self.launches.append((plan.entry, plan.grid, plan.block))
         aa, bb = self._f32(a, (m, k)), self._f32(b, (k, n))
         cc = self._f32(c, (m, n))
-        out = alpha * (aa.astype(np.float64) @ bb) + (beta * cc if beta else 0.0)
+        out = alpha * (aa.astype(np.float64) @ bb.astype(np.float64)) + (beta * cc if beta else 0.0)
         cc[:] = out.astype(np.float32)
 
     def synchronize(self):

@@ -3,13 +3,13 @@
 import json
 
 import pytest
+from test_calibrate_fake import FakeRuntime
 
 from gemmmodel.calibrate import run_calibration
 from gemmmodel.calibrate.plan import Measurement, Skip, rows_for
 from gemmmodel.calibrate.runner import run_measurements
 from gemmmodel.calibrate.store import ResultStore, read_rows
 from gemmmodel.runtime.base import GpuError
-from test_calibrate_fake import FakeRuntime
 
 ONLY = ["clock", "fma_curve", "smem_stride"]
 

@@ -2,8 +2,16 @@
 
 import pytest
 
-from gemmmodel.calibrate.store import (COLUMNS, QUANTITIES, ResultStore, format_row,
-                                       measurement_key, params_text, parse_params, read_rows)
+from gemmmodel.calibrate.store import (
+    COLUMNS,
+    QUANTITIES,
+    ResultStore,
+    format_row,
+    measurement_key,
+    params_text,
+    parse_params,
+    read_rows,
+)
 
 
 def _row(**over):

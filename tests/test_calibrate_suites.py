@@ -6,14 +6,13 @@ import json
 import math
 
 import pytest
+from test_calibrate_fake import FAKE_CYCLES, FAKE_NS, FakeBlas, FakeRuntime
 
-from gemmmodel.calibrate import load, run_calibration
-from gemmmodel.calibrate import sweeps
+from gemmmodel.calibrate import gemm, load, oracle, run_calibration, sweeps
 from gemmmodel.calibrate.context import Context, facts_from_device
 from gemmmodel.calibrate.summary import conflict_wavefronts
 from gemmmodel.calibrate.validate import check_folder
 from gemmmodel.spec import load_spec
-from test_calibrate_fake import FAKE_CYCLES, FAKE_NS, FakeBlas, FakeRuntime
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +32,7 @@ def test_micro_suite_rows_and_folder_are_valid(micro_dir):
     micro = frames["micro"]
     names = set(micro["name"])
     assert {"clock", "dram_read", "dram_write", "dram_copy", "l2_read", "fma_peak", "fma_curve",
-            "smem_stride", "chase", "smem_chase", "launch", "occupancy_template"} <= names
+            "smem_stride", "chase", "smem_chase", "launch"} <= names
     curve = micro[(micro.name == "fma_curve") & (micro.quantity == "flop_per_s")]
     assert len(curve) == 40 and set(curve.ilp) == {1, 2, 4, 8}
     assert set(curve.warps) == {1, 2, 4, 8, 12, 16, 24, 32, 48, 64}
@@ -118,15 +117,27 @@ def test_template_sweep_checks_and_times_on_the_fake(monkeypatch):
     monkeypatch.setattr(sweeps, "TEMPLATE_SHAPES", ((128, 128, 64), (96, 80, 32)))
     monkeypatch.setattr("gemmmodel.runtime.vendor.vendor_blas", FakeBlas)
     plan = sweeps.template_measurements(ctx.device, 0.05, "cublas", ctx.spec)
+    configs = oracle.template_configs(ctx.spec)[0]
+    grid = sweeps.template_grid(configs)
+    assert 50 < len(grid) < 600
     assert [m.name for m in plan[:2]] == ["cublas", "cublas"]
-    grid = sweeps.template_grid(sweeps.template_configs(ctx.spec)[0])
-    assert len(plan) == 2 + 2 * len(grid) and 50 < len(grid) < 600
-    for m in plan[:4]:
+    assert len(plan) == 2 + len(configs) + 2 * len(grid)
+    timed = [m for m in plan if m.name == "template"]
+    occupancy = [m for m in plan if m.name == "occupancy_template"]
+    assert len(occupancy) == len(configs)
+    for m in plan[:2] + timed[:4]:
         rows = m.run(ctx)
         assert rows[0]["check_passed"] is True, (m.label, rows[0])
         assert rows[0]["rel_err"] < 1e-5 and rows[0]["nan_count"] == 0
         assert rows[0]["value"] == pytest.approx(2 * math.prod(
             [m.params["M"], m.params["N"], m.params["K"]]) / rows[0]["time_s"])
+    (blocks, regs) = occupancy[0].run(ctx)
+    assert blocks["quantity"] == "occupancy_blocks_per_sm" and blocks["value"] >= 1
+    assert regs["quantity"] == "regs_per_thread" and regs["unit"] == "regs"
+    # every shape's device inputs were uploaded once and are freed by release()
+    assert len(ctx.cache["gemm_shapes"]) == 2
+    gemm.release(ctx)
+    assert not rt.mem
 
 
 def test_a_kernel_that_leaves_outputs_unwritten_fails_the_check(monkeypatch):
@@ -134,9 +145,9 @@ def test_a_kernel_that_leaves_outputs_unwritten_fails_the_check(monkeypatch):
     ctx = _ctx(rt)
     monkeypatch.setattr(FakeRuntime, "launch_plan", lambda self, *a: None)
     monkeypatch.setattr(sweeps, "TEMPLATE_SHAPES", ((64, 64, 32),))
-    monkeypatch.setattr("gemmmodel.runtime.vendor.vendor_blas", FakeBlas)
     plan = sweeps.template_measurements(ctx.device, 0.05, "cublas", ctx.spec)
-    rows = plan[1].run(ctx)
+    (timed, *_) = [m for m in plan if m.name == "template"]
+    rows = timed.run(ctx)
     assert rows[0]["check_passed"] is False and rows[0]["nan_count"] == 64 * 64
 
 
@@ -157,13 +168,57 @@ def test_slow_kernels_are_timed_once_and_bigger_shapes_predicted(monkeypatch):
     rt = FakeRuntime()
     ctx = _ctx(rt)
     monkeypatch.setattr("test_calibrate_fake.FAKE_LAUNCH_S", 2.0)   # every launch "takes" 2 s
-    rows = sweeps.measure_gemm(ctx, "slow", lambda a, b, c, alpha=1.0, beta=0.0:
-                               rt.launch_plan(None, _Plan, 64, 64, 32, alpha, a, b, beta, c),
-                               64, 64, 32)
+
+    def launch(a, b, c):
+        rt.launch_plan(None, _Plan, 64, 64, 32, 1.0, a, b, 0.0, c)
+
+    rows = sweeps.measure_gemm(ctx, "slow", launch, 64, 64, 32)
     assert rows[0]["runs"] == 1 and rows[0]["noisy"] is True and "not repeated" in rows[0]["note"]
+    assert rows[0]["check_passed"] is True
     with pytest.raises(sweeps.Skip, match="predicted"):
-        sweeps.measure_gemm(ctx, "slow", None, 64 * 8, 64 * 8, 32 * 8)
+        sweeps.measure_gemm(ctx, "slow", launch, 64 * 8, 64 * 8, 32 * 8)
 
 
 class _Plan:
     entry, grid, block = "x", (1, 1, 1), (1, 1, 1)
+
+
+def test_kernels_suite_plans_occupancy_then_sizes_per_kernel(monkeypatch):
+    ids, why = oracle.catalogue_ids()
+    if why:
+        pytest.skip(why)
+    rt = FakeRuntime()
+    ctx = _ctx(rt)
+    monkeypatch.setattr(sweeps, "KERNEL_SIZES", (256, 512))
+    monkeypatch.setattr("gemmmodel.runtime.vendor.vendor_blas", FakeBlas)
+    plan = sweeps.kernel_measurements(ctx.device, 0.05, "cublas")
+    assert [m.name for m in plan[:3]] == ["cublas", "cublas", "occupancy"]
+    assert len(plan) == 2 + 3 * len(ids)
+    for m in plan[:5]:
+        rows = m.run(ctx)
+        assert rows[0]["status"] == "ok", (m.label, rows)
+        if m.name == "kernel":
+            assert rows[0]["check_passed"] is True
+
+
+def test_batched_rows_come_from_the_runtime_runner(monkeypatch):
+    from gemmmodel.runtime import runner
+
+    seen = {}
+
+    def fake_run_kernels(rt, names, sizes, *, check, budget_s, trans):
+        seen.update(names=names, sizes=sizes, check=check, trans=trans)
+        return [runner.RunRow(kernel="batched", size="64x64x32x30", m=64, n=64, k=32, batch=30,
+                              median_s=7e-6, p20_s=6.9e-6, p80_s=7.1e-6, spread=0.03, reps=40,
+                              noisy=True, rel_err=2e-7, nan_count=0, passed=True)]
+
+    monkeypatch.setattr(runner, "run_kernels", fake_run_kernels)
+    ctx = _ctx(FakeRuntime())
+    plan = sweeps.batched_measurements(ctx.device, 0.05, "cublas")
+    nt = next(m for m in plan if m.name == "batched" and m.params["trans"] == "NT")
+    (row,) = nt.run(ctx)
+    assert seen == {"names": ["batched"], "sizes": [(64, 64, 32, 30)], "check": True,
+                    "trans": "NT"}
+    assert row["value"] == pytest.approx(2 * 64 * 64 * 32 * 30 / 7e-6)
+    assert (row["time_s"], row["runs"], row["noisy"], row["check_passed"]) == (7e-6, 40, True,
+                                                                                True)

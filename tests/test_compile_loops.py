@@ -33,12 +33,14 @@ def test_no_loop():
 
 def test_nested_loops_pick_inner_with_all_fmas():
     # outer: L1 .. br L1 ; inner: L2 (4 FMAs) .. br L2
-    lst = Listing("k", [op(), Label("L1"), op(), Label("L2"), fma(), fma(), fma(), fma(),
-                        br("L2"), op(), br("L1"), fma(), end()])
+    lst = Listing("k", [op(), Label("L1"), Instr("s_barrier", "barrier"), Label("L2"), fma(),
+                        fma(), fma(), fma(), br("L2"), op(), br("L1"), fma(), end()])
     loop = find_main_loop(lst)
     assert loop.depth == 2
     mix = count_mix(loop.instrs)
     assert mix["fma"] == 4 and mix["instructions"] == 5
+    outer = count_mix(loop.outer_instrs)  # the k-step loop: barrier + inner body once
+    assert outer["barrier"] == 1 and outer["fma"] == 4 and outer["instructions"] == 8
 
 
 def test_outer_loop_wins_when_it_has_more_fmas():
@@ -47,6 +49,7 @@ def test_outer_loop_wins_when_it_has_more_fmas():
     loop = find_main_loop(lst)
     assert loop.depth == 1
     assert count_mix(loop.instrs)["fma"] == 3
+    assert loop.outer_instrs == ()
 
 
 def test_loop_body_laid_out_before_its_header():

@@ -57,6 +57,7 @@ def test_tiny_sgemm_mix_matches_the_source(fixtures_dir, target):
     assert f.mix_loop["barrier"] == 2
     assert f.lds_bytes == TINY_LDS_BYTES
     assert f.main_loop_depth == 1
+    assert f.mix_outer["instructions"] == 0
     for mix in (f.mix_total, f.mix_loop):
         assert sum(mix[k] for k in CATEGORY_KEYS) == mix["instructions"]
     assert f.mix_loop["instructions"] < f.mix_total["instructions"]

@@ -15,11 +15,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 pytestmark = pytest.mark.compiler
 

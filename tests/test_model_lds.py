@@ -5,8 +5,13 @@ import pytest
 
 from gemmmodel.model.access import lds_accesses, thread_tiles
 from gemmmodel.model.kernel import describe
-from gemmmodel.model.lds import (conflict_passes, ideal_passes_for_width, lds_passes_per_iter,
-                                 lds_table, stride_pattern)
+from gemmmodel.model.lds import (
+    conflict_passes,
+    ideal_passes_for_width,
+    lds_passes_per_iter,
+    lds_table,
+    stride_pattern,
+)
 from gemmmodel.spec import load_spec
 
 WARP = [list(range(32))]                       # NVIDIA b32: the whole warp is one group
@@ -63,9 +68,9 @@ def test_ideal_passes_from_spec_groups():
 
 
 def _params(**kw):
-    base = dict(BM=64, BN=64, BK=16, TM=4, TN=4, TK=1, threads=256, padding=0,
-                vector_width=4, buffering="single", a_lds_layout="transposed",
-                thread_map="row")
+    base = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4, "TK": 1, "threads": 256, "padding": 0,
+                "vector_width": 4, "buffering": "single", "a_lds_layout": "transposed",
+                "thread_map": "row"}
     base.update(kw)
     return base
 
@@ -117,3 +122,15 @@ def test_accesses_count_per_iteration():
     assert sum(a.per_iter for a in reads) == 32
     # A: one float4 load per thread stored as 4 scalars; B: one float4 store
     assert len(writes) == 5 and {a.width_bytes for a in writes} == {4, 16}
+
+
+def test_zorder_lane_placement_matches_kernel_8_4():
+    # kernel 8.4: lane bits alternately to column and row (bit 0 column, bit 1 row, bit 2
+    # column, the rest to the row) on a 16 x 4 lane grid (wave64)
+    from gemmmodel.model.access import _morton
+
+    rows, cols = _morton(np.arange(64), 16, 4)
+    assert list(zip(rows[:8].tolist(), cols[:8].tolist())) == [
+        (0, 0), (0, 1), (1, 0), (1, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
+    assert (rows[8], cols[8]) == (2, 0) and rows.max() == 15 and cols.max() == 3
+    assert len(set(zip(rows.tolist(), cols.tolist()))) == 64

@@ -6,20 +6,23 @@ import math
 import pytest
 
 from gemmmodel.model import predict_kernel
-from gemmmodel.model.combine import Components, MODES, evaluate
+from gemmmodel.model.combine import MODES, Components, evaluate
 from gemmmodel.model.kernel import describe
-from gemmmodel.model.latency import (exposed_per_unit_iter, issue_cycles_per_wave_iter,
-                                     valu_cycles_per_instr)
+from gemmmodel.model.latency import (
+    exposed_per_unit_iter,
+    issue_cycles_per_wave_iter,
+    valu_cycles_per_instr,
+)
 from gemmmodel.model.spawn import cycles_per_block, spawn_terms
 from gemmmodel.model.waves import estimate_registers, wave_info
 from gemmmodel.model.work import Mix, analytic_mix, iterations, work_term
 from gemmmodel.spec import load_spec
 
-P44 = dict(BM=64, BN=64, BK=16, TM=4, TN=4, TK=1, threads=256, padding=0, vector_width=4,
-           buffering="single", a_lds_layout="transposed", thread_map="row")
+P44 = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4, "TK": 1, "threads": 256, "padding": 0, "vector_width": 4,
+           "buffering": "single", "a_lds_layout": "transposed", "thread_map": "row"}
 P88 = dict(P44, BM=128, BN=128, BK=8, TM=8, TN=8)
-NAIVE = dict(BM=16, BN=16, BK=1, TM=1, TN=1, threads=256, padding=0, vector_width=1,
-             buffering="single", a_lds_layout="none", thread_map="row")
+NAIVE = {"BM": 16, "BN": 16, "BK": 1, "TM": 1, "TN": 1, "threads": 256, "padding": 0, "vector_width": 1,
+             "buffering": "single", "a_lds_layout": "none", "thread_map": "row"}
 
 
 def test_work_counts_64x64x16():
@@ -124,10 +127,10 @@ def test_latency_hiding():
 
 
 def _comp(issue, lds, w, **kw):
-    base = dict(issue_s=issue, lds_s=lds, l2_s=0.0, dram_s=0.0, spawn_s=0.0, w=w, units=100.0,
-                n_unit_iters=1.0, alone_factor=1.0, lat_g_s=0.0, lat_lds_s=0.0,
-                lat_spill_s=0.0, ilp=1.0, mode_code=MODES["single"], fill_blocks=0.0,
-                ramp_s=0.0, launch_s=0.0)
+    base = {"issue_s": issue, "lds_s": lds, "l2_s": 0.0, "dram_s": 0.0, "spawn_s": 0.0, "w": w, "units": 100.0,
+                "n_unit_iters": 1.0, "alone_factor": 1.0, "lat_g_s": 0.0, "lat_lds_s": 0.0,
+                "lat_spill_s": 0.0, "ilp": 1.0, "mode_code": MODES["single"], "fill_blocks": 0.0,
+                "ramp_s": 0.0, "launch_s": 0.0}
     base.update(kw)
     return Components(**base)
 

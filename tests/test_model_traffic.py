@@ -1,17 +1,25 @@
 """Traffic against closed forms for the naive and tiled kernels, and the roofline."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from gemmmodel.model.kernel import describe
-from gemmmodel.model.traffic import (_round_panels, compute_peak, dram_bytes, l2_bytes,
-                                     lds_bytes, roofline)
+from gemmmodel.model.traffic import (
+    _round_panels,
+    compute_peak,
+    dram_bytes,
+    l2_bytes,
+    lds_bytes,
+    roofline,
+)
 from gemmmodel.model.work import analytic_mix
 from gemmmodel.spec import load_spec
 
-TILED = dict(BM=64, BN=128, BK=16, TM=4, TN=8, threads=256, padding=0, vector_width=4,
-             buffering="single", a_lds_layout="transposed", thread_map="row")
-NAIVE = dict(BM=16, BN=16, BK=1, TM=1, TN=1, threads=256, padding=0, vector_width=1,
-             buffering="single", a_lds_layout="none", thread_map="row")
+TILED = {"BM": 64, "BN": 128, "BK": 16, "TM": 4, "TN": 8, "threads": 256, "padding": 0, "vector_width": 4,
+             "buffering": "single", "a_lds_layout": "transposed", "thread_map": "row"}
+NAIVE = {"BM": 16, "BN": 16, "BK": 1, "TM": 1, "TN": 1, "threads": 256, "padding": 0, "vector_width": 1,
+             "buffering": "single", "a_lds_layout": "none", "thread_map": "row"}
 
 
 @pytest.mark.parametrize("params", [TILED, NAIVE])
@@ -67,10 +75,7 @@ def test_compute_peak_picks_instruction_kind():
     vec = compute_peak(mi100)
     assert vec.value == pytest.approx(mi100.fp32_flop_per_clk_per_cu * 120 * mi100.clock_hz)
 
-    class Facts:
-        mix_total = {"mfma": 64, "fma": 0}
-
-    mat = compute_peak(mi100, Facts())
+    mat = compute_peak(mi100, SimpleNamespace(mix_total={"mfma": 64, "fma": 0}))
     assert mat.inputs["kind"] == "matrix (MFMA)"
     assert mat.value == pytest.approx(2 * vec.value)   # 256 vs 128 FLOP/clk/CU (ARCH-FACTS)
 

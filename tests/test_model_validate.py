@@ -13,8 +13,8 @@ from gemmmodel.cli import main
 from gemmmodel.model import assemble
 from gemmmodel.model.combine import components_arrays
 from gemmmodel.model.fit import predict_times
-from gemmmodel.model.validate import loko, metrics, validate_gpu
 from gemmmodel.model.samples import Sample
+from gemmmodel.model.validate import loko, metrics, validate_gpu
 from gemmmodel.spec import load_spec
 from gemmmodel.template import parse_name
 
@@ -134,3 +134,29 @@ def test_mi100_table_no_fitting(capsys):
     rows = {r["kernel"]: r["predicted_s"] for r in table["rows"]}
     assert rows["1"] == max(rows.values())
     assert np.isfinite(table["spearman_rho"])
+
+
+def test_catalogue_kernel_ids_survive_the_store(tmp_path, monkeypatch):
+    import gemmmodel.model.samples as samples_mod
+
+    params = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4, "threads": 256, "padding": 4,
+              "vector_width": 4, "buffering": "single", "a_lds_layout": "transposed",
+              "thread_map": "row"}
+    monkeypatch.setattr(samples_mod, "_catalogue_params",
+                        lambda: {"7.4": params, "10": params, "1": params})
+    monkeypatch.setattr(samples_mod, "catalogue_facts", lambda spec: {})
+    rows = [{"provenance_id": "t", "suite": "kernels", "name": "kernel",
+             "params": params_text({"kernel": kid, "M": 1024, "N": 1024, "K": 1024}),
+             "status": "ok", "time_s": 1e-3, "quantity": "flop_per_s", "value": 1.0}
+            for kid in ("7.4", "10", "1")]
+    ResultStore(tmp_path / "h200").append(rows)
+    got = samples_mod.calibration_samples("h200", load_spec("h200"), tmp_path)
+    assert sorted(s.kernel for s in got) == ["1", "10", "7.4"]
+    assert all(s.kind == "catalogue" and s.shape == (1024, 1024, 1024, 1) for s in got)
+
+
+def test_loko_folds_cap_refits(tmp_path):
+    samples = _synthetic_folder(tmp_path, "h200")
+    res = loko(samples, load_spec("h200"), max_folds=3)
+    assert res["folds"] == 3 and res["n"] == len(samples)
+    assert res["mape"] < 0.02

@@ -41,9 +41,9 @@ REJECTED = [
     ("64x24x24/4x8/v1", SM90, "automatic warp tile: 10x3 lanes"),
     ("256x256x32/4x8", SM90, "threads=2048 exceeds 1024 per block on sm_90"),
     ("128x256x32/8x8/db", SM90, "LDS 98304 B"),
-    ("128x128x8/16x16", SM90, "registers: about 376 per thread"),
-    ("256x256x16/8x8", SM90, "registers: 1024 threads x about 128 registers do not fit"),
-    ("256x256x16/8x8", GFX908, "registers: 1024 threads x about 128 registers do not fit"),
+    ("128x128x8/16x16", SM90, "registers: about 358 per thread"),
+    ("256x256x16/8x8", SM90, "registers: 1024 threads x about 110 registers do not fit"),
+    ("256x256x16/8x8", GFX908, "registers: 1024 threads x about 110 registers do not fit"),
 ]
 
 
@@ -83,10 +83,10 @@ def test_check_raises_invalid_config_with_reasons():
 
 
 def test_register_estimate_hand_worked():
-    # 64 accumulators + 2*(8+8) fragments + (1 + 1) float4 loads * 4 + 24 overhead
-    assert estimate_registers(parse_name("128x128x8/8x8/db")) == 64 + 32 + 8 + 24
-    # 16 + 16 + (2 + 2) * 4 + 24 for 32x32x16/4x4 (64 threads, 2 float4 loads per tile each)
-    assert estimate_registers(parse_name("32x32x16/4x4")) == 16 + 16 + 16 + 24
+    # 64 accumulators + 2*(8+8) fragments + (1 + 1) float4 loads * 4 + 6 + 12 (double buffer)
+    assert estimate_registers(parse_name("128x128x8/8x8/db")) == 64 + 32 + 8 + 6 + 12
+    # 16 + 16 + (2 + 2) * 4 + 6 for 32x32x16/4x4 (64 threads, 2 float4 loads per tile each)
+    assert estimate_registers(parse_name("32x32x16/4x4")) == 16 + 16 + 16 + 6
 
 
 def test_lds_bytes_hand_worked():
@@ -105,7 +105,7 @@ def test_static_lds_limit_comes_from_the_spec():
 def test_search_space_is_valid_and_sized(spec_name):
     spec = load_spec(spec_name)
     space = search_space(spec)
-    assert 300 <= len(space) <= 2000, len(space)
+    assert 200 <= len(space) <= 500, len(space)  # sized for a one-run exhaustive sweep
     names = [cfg.name for cfg in space]
     assert len(set(names)) == len(names)
     assert names == sorted(names)

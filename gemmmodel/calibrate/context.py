@@ -8,9 +8,10 @@ run (no GPU) they come from a GPU spec, and so does anything the device does not
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gemmmodel import KERNELS_DIR
 from gemmmodel.errors import BadArgument

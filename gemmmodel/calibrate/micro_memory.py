@@ -43,7 +43,7 @@ def l2_sweep_sizes(dev: DeviceFacts) -> list[int]:
     """Working sets from 1 MiB to 4 x L2 in steps of sqrt(2), rounded to 64 KiB."""
     sizes, i = [], 0
     while True:
-        size = int(round(MiB * 2 ** (i / 2) / 65536)) * 65536
+        size = round(MiB * 2 ** (i / 2) / 65536) * 65536
         if size > 4 * dev.l2_bytes:
             return sizes
         sizes.append(size)

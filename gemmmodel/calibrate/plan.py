@@ -9,10 +9,11 @@ not be measured; the reason is recorded and the key counts as done.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from gemmmodel.calibrate.store import measurement_key, params_text
+from gemmmodel.calibrate.store import QUANTITIES, measurement_key, params_text
 
 
 class Skip(Exception):
@@ -63,9 +64,10 @@ def rows_for(quantities: dict[str, float | None], *, timing: Any = None, work: f
     for quantity, value in quantities.items():
         if value is None:
             continue
-        rows.append({**common, "status": "ok", "quantity": quantity, "value": float(value)})
+        rows.append({**common, "status": "ok", "quantity": quantity, "value": float(value),
+                     "unit": QUANTITIES[quantity]})
     if not rows:
-        rows.append({**common, "status": "ok", "quantity": "none", "value": None})
+        rows.append({**common, "status": "ok", "quantity": "none", "value": None, "unit": ""})
     return rows
 
 

@@ -21,8 +21,9 @@ import secrets
 import socket
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from gemmmodel import PROJECT_DIR, __version__
 from gemmmodel.calibrate.store import atomic_write_text

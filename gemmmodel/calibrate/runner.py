@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gemmmodel.calibrate.plan import Measurement, Skip
 from gemmmodel.calibrate.provenance import utc_now
@@ -69,7 +70,7 @@ def run_one(m: Measurement, ctx: Any) -> list[dict[str, Any]]:
         return [{"status": "skipped", "quantity": "none", "note": str(why)}]
     except KeyboardInterrupt:
         raise
-    except Exception as err:  # recorded and retried by a rerun; the run goes on
+    except Exception as err:  # noqa: BLE001 - any failure is recorded, retried by a rerun
         first = (str(err).strip().splitlines() or [""])[0]
         return [{"status": "error", "quantity": "none", "note": f"{type(err).__name__}: {first}"}]
     return rows or [{"status": "ok", "quantity": "none"}]

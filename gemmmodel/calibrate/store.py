@@ -21,8 +21,9 @@ import io
 import math
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 #: CSV columns, in order. Times in s; `spread` = p80 / p20 - 1 (measure.bench); `work` is what
 #: one timed launch did, in `work_unit`; `clock_hz` the SM clock the kernel measured for

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.calibrate import gemm
 from gemmmodel.calibrate import provenance as prov
 from gemmmodel.calibrate.context import Context, DeviceFacts, facts_from_device, facts_from_spec
 from gemmmodel.calibrate.micro_compute import compute_measurements
@@ -22,13 +24,18 @@ from gemmmodel.calibrate.micro_memory import memory_measurements
 from gemmmodel.calibrate.plan import Measurement, suite_totals
 from gemmmodel.calibrate.runner import DEFAULT_BUDGET_S, run_measurements
 from gemmmodel.calibrate.store import SUITES, ResultStore, parse_params
-from gemmmodel.calibrate.sweeps import (batched_measurements, kernel_measurements,
-                                        template_measurements)
-from gemmmodel.errors import BadArgument, SpecError
+from gemmmodel.calibrate.sweeps import (
+    batched_measurements,
+    kernel_measurements,
+    template_measurements,
+)
+from gemmmodel.errors import BadArgument, GemmModelError, SpecError
 
 #: measure.bench budget per measurement, by suite (s).
 BENCH_BUDGET_S = {"micro": 0.25, "kernels": 0.5, "template": 0.3, "batched": 0.3}
-DEVICE_LIMIT_S = 600.0   # one device run (README of the device tool)
+#: Default wall cap of one invocation (s): a device run may last 600 s, and start-up, the
+#: last measurement's overrun and the summary need the rest.
+DEFAULT_TOTAL_BUDGET_S = 540.0
 VENDOR_WORDS = ("nvidia", "amd", "geforce", "tesla", "radeon", "instinct", "quadro")
 
 
@@ -81,7 +88,7 @@ def plan_suites(suites: list[str], dev: DeviceFacts, spec: Any, vendor: str | No
         budget = BENCH_BUDGET_S["micro"]
         out += compute_measurements(dev, budget)
         out += memory_measurements(dev, budget)
-        out += launch_measurements(dev, budget, spec)
+        out += launch_measurements(dev, budget)
     if "kernels" in suites:
         out += kernel_measurements(dev, BENCH_BUDGET_S["kernels"], blas)
     if "template" in suites:
@@ -100,8 +107,9 @@ def plan_suites(suites: list[str], dev: DeviceFacts, spec: Any, vendor: str | No
 
 
 def suite_budgets(suites: list[str], budget_s: float | None) -> dict[str, float]:
-    """Per-suite wall budgets: the defaults, each capped by --budget-s."""
-    cap = math.inf if budget_s is None else float(budget_s)
+    """Per-suite wall budgets: the defaults, each capped by the invocation's budget
+    (None: DEFAULT_TOTAL_BUDGET_S; math.inf: no cap)."""
+    cap = DEFAULT_TOTAL_BUDGET_S if budget_s is None else float(budget_s)
     return {s: min(DEFAULT_BUDGET_S[s], cap) for s in suites}
 
 
@@ -173,8 +181,9 @@ def run_calibration(suites: list[str], *, out_dir: str | Path | None = None,
     status = "failed"
     reports = []
     try:
-        reports = run_measurements(plan, ctx, store, record["provenance_id"], budget_s=budget_s,
-                                   suite_budgets=suite_budgets(suites, budget_s),
+        total = DEFAULT_TOTAL_BUDGET_S if budget_s is None else budget_s
+        reports = run_measurements(plan, ctx, store, record["provenance_id"], budget_s=total,
+                                   suite_budgets=suite_budgets(suites, total),
                                    progress=progress)
         stopped = any(r.stop_reason for r in reports)
         status = "budget" if stopped else "finished"
@@ -182,10 +191,12 @@ def run_calibration(suites: list[str], *, out_dir: str | Path | None = None,
         status = "interrupted"
         raise
     finally:
-        try:
+        clocks = None
+        try:  # a faulted device can neither free nor report clocks: the exit frees
+            gemm.release(ctx)
             clocks = runtime.clocks()
-        except Exception:  # a faulted device must not hide the run's outcome
-            clocks = None
+        except GemmModelError as err:
+            record["after_error"] = f"{type(err).__name__}: {err}"
         prov.write_run(out, prov.finish_record(record, clocks, status))
     summary_path = write_summary(out, spec)
     return {"out_dir": str(out), "provenance_id": record["provenance_id"], "status": status,

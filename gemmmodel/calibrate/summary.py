@@ -6,8 +6,9 @@ measured clock; FP32 FMA peak FLOP/s and FLOP/clk/SM; SM clock; launch overhead 
 1-block empty kernel, median over block sizes) and spawn blocks/s (fit slope, median over the
 block sizes the spec says reach the full rate); latencies L1 / L2 / DRAM / shared in s and
 cycles. Details: the launch fits per block size, the FMA latency-hiding curve, the L2 sweep,
-and the bank-conflict cost (cycles per access / stride-1 cycles) by conflict degree, where the
-degree of a stride comes from the spec's bank model (lds_banks, lds_bank_bytes, lds_phases).
+the bank-conflict cost (cycles per access / stride-1 cycles) by conflict degree, where the
+degree of a stride comes from the spec's bank model (lds_banks, lds_bank_bytes, lds_phases),
+and the vendor BLAS FLOP/s of the kernels suite.
 """
 
 from __future__ import annotations
@@ -187,6 +188,11 @@ def build_summary(out_dir: str | Path, spec: Any = None) -> dict[str, Any]:
     curve: dict[str, dict[str, float]] = {}
     for params, v in _select(values, "fma_curve", "flop_per_clk_per_sm"):
         curve.setdefault(str(params["ilp"]), {})[str(params["warps"])] = v
+    vendor = {}
+    for (name, _, quantity), v in latest_values(ResultStore(out_dir).rows("kernels")).items():
+        if quantity == "flop_per_s" and name in ("cublas", "rocblas"):
+            p = v["params"]
+            vendor[f"{name} {p['M']}x{p['N']}x{p['K']}"] = v["value"]
     return {
         "gpu": prov.get("gpu_name"), "spec": getattr(spec, "name", None),
         "provenance_ids": [r.get("provenance_id") for r in prov.get("runs", [])],
@@ -198,6 +204,7 @@ def build_summary(out_dir: str | Path, spec: Any = None) -> dict[str, Any]:
         "l2_sweep": [{"ws_bytes": ws, "bandwidth_Bps": v} for ws, v in sweep],
         "lds_conflicts": conflicts,
         "lds_conflict_cost_by_degree": by_degree,
+        "vendor_flop_per_s": vendor,
     }
 
 

@@ -29,8 +29,9 @@ def add_parser(sub) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="list what would be measured and the estimated GPU time; no GPU used")
     p.add_argument("--budget-s", type=float, metavar="S",
-                   help="wall-time cap for this invocation in seconds (each suite also has "
-                        "its own default budget)")
+                   help="wall-time cap of this invocation in seconds (default 540: one "
+                        "device run of 10 minutes with start-up); each suite also has its own "
+                        "default budget; a stopped suite resumes on the next run")
     p.add_argument("--only", metavar="NAME,…",
                    help="only these measurements (e.g. dram_read,fma_curve or micro/launch)")
     p.add_argument("--gpu", metavar="SPEC",
@@ -46,10 +47,10 @@ def _minutes(seconds: float) -> str:
 
 def render_dry_run(payload: dict) -> str:
     dev = payload["device"]
-    lines = [f"dry run for {dev['name']} ({payload['gpu']} spec: {dev['sms']} SMs, "
-             f"L2 {dev['l2_bytes'] / 2**20:.0f} MiB)",
-             f"{'suite':<10}{'measurements':>13}{'est. GPU time':>15}{'budget':>10}"
-             f"{'device runs':>13}"]
+    lines = [(f"dry run for {dev['name']} ({payload['gpu']} spec: {dev['sms']} SMs, "
+              f"L2 {dev['l2_bytes'] / 2**20:.0f} MiB)"),
+             (f"{'suite':<10}{'measurements':>13}{'est. GPU time':>15}{'budget':>10}"
+              f"{'device runs':>13}")]
     for suite, info in payload["suites"].items():
         lines.append(f"{suite:<10}{info['measurements']:>13}{_minutes(info['est_s']):>15}"
                      f"{_minutes(info['budget_s']):>10}{info['device_runs']:>13}")
@@ -61,8 +62,8 @@ def render_dry_run(payload: dict) -> str:
 
 
 def render_run(payload: dict) -> str:
-    lines = [f"calibration folder: {payload['out_dir']} (run {payload['provenance_id']}, "
-             f"spec {payload['spec'] or 'none'}): {payload['status']}"]
+    lines = [(f"calibration folder: {payload['out_dir']} (run {payload['provenance_id']}, "
+              f"spec {payload['spec'] or 'none'}): {payload['status']}")]
     for rep in payload["suites"]:
         line = (f"  {rep['suite']:<9} planned {rep['planned']}, already done "
                 f"{rep['already_done']}, measured {rep['measured']}, skipped {rep['skipped']}, "

@@ -25,8 +25,9 @@ def _num(x, fmt="{:.3f}") -> str:
 
 def render(res: dict) -> str:
     lines = [f"validate {res['gpu']}: {res['method']}",
-             f"  n={res['n']}  MAPE={_pct(res['mape'])}  max error={_pct(res['max_error'])}  "
-             f"Kendall tau={_num(res['kendall_tau'])}  Spearman rho={_num(res['spearman_rho'])}"]
+             (f"  n={res['n']}  MAPE={_pct(res['mape'])}  max error={_pct(res['max_error'])}  "
+              f"Kendall tau={_num(res['kendall_tau'])}  "
+              f"Spearman rho={_num(res['spearman_rho'])}")]
     if res.get("per_kernel"):
         lines.append("  per kernel (worst first):")
         lines.append(f"    {'kernel':<28} {'n':>3} {'MAPE':>8} {'max':>8}")

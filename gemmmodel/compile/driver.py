@@ -47,12 +47,15 @@ def _define_flags(defines: dict) -> list[str]:
     return [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in sorted(defines.items())]
 
 
-def _mixes(listing: Listing | None) -> tuple[dict, dict, int]:
+def _mixes(listing: Listing | None) -> dict:
+    """KernelFacts keyword arguments: mix_total, mix_loop, mix_outer, main_loop_depth."""
     if listing is None:
-        return empty_mix(), empty_mix(), 0
+        return {}
     loop = find_main_loop(listing)
-    loop_mix = count_mix(loop.instrs) if loop else empty_mix()
-    return count_mix(reachable_instructions(listing)), loop_mix, loop.depth if loop else 0
+    return {"mix_total": count_mix(reachable_instructions(listing)),
+            "mix_loop": count_mix(loop.instrs) if loop else empty_mix(),
+            "mix_outer": count_mix(loop.outer_instrs) if loop else empty_mix(),
+            "main_loop_depth": loop.depth if loop else 0}
 
 
 def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
@@ -61,7 +64,6 @@ def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
     out = []
     for name in amd_kernel_names(raw.listing_text):
         res = remarks.get(name, {})
-        total, loop, depth = _mixes(listings.get(name))
         spills = res.get("vgpr_spills", 0) + res.get("sgpr_spills", 0)
         out.append(KernelFacts(
             kernel=name, target=route.target, vendor="amd", vgprs=res.get("vgprs"),
@@ -69,8 +71,8 @@ def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
             scratch_bytes=res.get("scratch_bytes", 0), spills=spills,
             vgpr_spills=res.get("vgpr_spills"), sgpr_spills=res.get("sgpr_spills"),
             occupancy_waves_per_simd=res.get("occupancy_waves_per_simd"),
-            main_loop_depth=depth, mix_source=raw.mix_source, mix_total=total, mix_loop=loop,
-            compiler=route.versions, flags=flags))
+            mix_source=raw.mix_source, compiler=route.versions, flags=flags,
+            **_mixes(listings.get(name))))
     return out
 
 
@@ -83,15 +85,13 @@ def _nvidia_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
     out = []
     for name in entries:
         res = resources.get(name, {})
-        total, loop, depth = _mixes(listings.get(name))
         spills = res.get("spill_store_bytes", 0) + res.get("spill_load_bytes", 0)
         out.append(KernelFacts(
             kernel=name, target=route.target, vendor="nvidia", regs=res.get("regs"),
             lds_bytes=res.get("lds_bytes", 0), scratch_bytes=res.get("scratch_bytes", 0),
             spills=spills, spill_store_bytes=res.get("spill_store_bytes"),
-            spill_load_bytes=res.get("spill_load_bytes"), main_loop_depth=depth,
-            mix_source=raw.mix_source, mix_total=total, mix_loop=loop,
-            compiler=route.versions, flags=flags))
+            spill_load_bytes=res.get("spill_load_bytes"), mix_source=raw.mix_source,
+            compiler=route.versions, flags=flags, **_mixes(listings.get(name))))
     return out
 
 

@@ -2,7 +2,10 @@
 
 Counts in the instruction mixes are static instruction counts (not executed counts): the
 whole kernel's reachable code in `mix_total`, one trip of the main loop body in `mix_loop`
-(loops.py says how the main loop is chosen). Register counts
+(loops.py says how the main loop is chosen), and one trip of the loop around the main loop
+in `mix_outer` (the main loop's body counted once; all zero when the main loop is
+outermost). Kernels whose k-step loop holds an inner FMA loop (main_loop_depth 2) keep their
+per-k-step barriers and global loads in `mix_outer`. Register counts
 are per lane (AMD VGPR/SGPR/AGPR) or per thread (NVIDIA), sizes are bytes.
 """
 
@@ -26,6 +29,10 @@ MIX_KEYS = (
 )
 #: Mix keys that partition the instructions (their sum equals `instructions`).
 CATEGORY_KEYS = tuple(k for k in MIX_KEYS if k not in ("fma_packed", "instructions"))
+
+
+#: KernelFacts mix attributes and their column prefixes in the flat (CSV) form.
+_MIXES = {"mix_total": "total", "mix_loop": "loop", "mix_outer": "outer"}
 
 
 def empty_mix() -> dict[str, int]:
@@ -63,6 +70,7 @@ class KernelFacts:
     mix_source: str = ""
     mix_total: dict = field(default_factory=empty_mix)
     mix_loop: dict = field(default_factory=empty_mix)
+    mix_outer: dict = field(default_factory=empty_mix)
     compiler: str = ""
     flags: str = ""
 
@@ -75,19 +83,20 @@ class KernelFacts:
         return cls(**{k: v for k, v in data.items() if k in names})
 
     def flat(self) -> dict:
-        """One flat row for a CSV: mixes become columns `total_<key>` and `loop_<key>`."""
-        row = {k: v for k, v in self.to_dict().items() if k not in ("mix_total", "mix_loop")}
-        for key in MIX_KEYS:
-            row[f"total_{key}"] = self.mix_total.get(key, 0)
-        for key in MIX_KEYS:
-            row[f"loop_{key}"] = self.mix_loop.get(key, 0)
+        """One flat row for a CSV: mixes become columns `total_<key>`, `loop_<key>` and
+        `outer_<key>`."""
+        row = {k: v for k, v in self.to_dict().items() if k not in _MIXES}
+        for prefix, name in _MIXES.items():
+            mix = getattr(self, prefix)
+            for key in MIX_KEYS:
+                row[f"{name}_{key}"] = mix.get(key, 0)
         return row
 
     @classmethod
     def from_flat(cls, row: dict) -> KernelFacts:
         """Inverse of `flat` (extra columns such as a catalogue id are ignored)."""
-        data = {k: v for k, v in row.items()
-                if not k.startswith(("total_", "loop_"))}
-        data["mix_total"] = {k: int(row.get(f"total_{k}", 0)) for k in MIX_KEYS}
-        data["mix_loop"] = {k: int(row.get(f"loop_{k}", 0)) for k in MIX_KEYS}
+        prefixes = tuple(f"{name}_" for name in _MIXES.values())
+        data = {k: v for k, v in row.items() if not k.startswith(prefixes)}
+        for attr, name in _MIXES.items():
+            data[attr] = {k: int(row.get(f"{name}_{k}") or 0) for k in MIX_KEYS}
         return cls.from_dict(data)

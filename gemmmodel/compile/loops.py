@@ -18,10 +18,12 @@ from gemmmodel.compile.listing import Instr, Label, Listing, count_mix
 
 @dataclass(frozen=True)
 class MainLoop:
-    """The chosen loop: its instructions (layout order) and nesting depth (1 = outermost)."""
+    """The chosen loop: its instructions (layout order), nesting depth (1 = outermost) and
+    the instructions of the loop right around it (empty when it is outermost)."""
 
     instrs: tuple
     depth: int
+    outer_instrs: tuple = ()
 
 
 def _blocks(listing: Listing) -> tuple[list[list[Instr]], dict[str, int], list[bool]]:
@@ -108,5 +110,8 @@ def find_main_loop(listing: Listing) -> MainLoop | None:
         return (-mix["fma"], mix["instructions"])
 
     best = min(loops, key=key)
-    depth = sum(1 for h, body in loops.items() if best in body)
-    return MainLoop(instrs=tuple(instrs_of(loops[best])), depth=depth)
+    around = [h for h, body in loops.items() if h != best and best in body]
+    depth = len(around) + 1
+    outer = min(around, key=lambda h: len(loops[h]), default=None)
+    return MainLoop(instrs=tuple(instrs_of(loops[best])), depth=depth,
+                    outer_instrs=tuple(instrs_of(loops[outer])) if outer is not None else ())

@@ -28,6 +28,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 DEFAULT_TARGETS = ("gfx900", "gfx906", "gfx908", "gfx90a", "sm_61", "sm_80", "sm_90")
 TABLE_FILE = CALIBRATION_DIR / "compile_facts.csv"
+TEXT_FIELDS = ("kernel_id", "kernel", "target", "vendor", "mix_source", "compiler", "flags",
+               "status")
 FIELDS = ["kernel_id", *KernelFacts(kernel="", target="", vendor="").flat().keys(), "status"]
 
 
@@ -93,19 +95,32 @@ def write_facts_table(rows: list[dict], path: Path = TABLE_FILE) -> Path:
 
 
 def load_compile_facts(path: Path | None = None):
-    """The committed table as a pandas DataFrame (one row per kernel_id x target)."""
+    """The committed table as a pandas DataFrame (one row per kernel_id x target); count
+    columns are nullable integers (pandas Int64: empty where the field does not apply)."""
     import pandas as pd
 
     path = Path(path) if path else TABLE_FILE
     if not path.is_file():
         raise BadArgument(f"compile facts table not found: {path} (run `gemmmodel facts`)")
-    return pd.read_csv(path, dtype={"kernel_id": str})
+    df = pd.read_csv(path, dtype={name: str for name in TEXT_FIELDS})
+    for col in df.columns:
+        if col not in TEXT_FIELDS:
+            df[col] = df[col].astype("Int64")
+    return df
 
 
 def _clean(value):
-    if isinstance(value, float):
-        return None if math.isnan(value) else int(value) if value.is_integer() else value
+    if value is None or value is _pd_na():
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
     return value.item() if hasattr(value, "item") else value
+
+
+def _pd_na():
+    import pandas as pd
+
+    return pd.NA
 
 
 def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
@@ -118,6 +133,6 @@ def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
     row = {k: _clean(v) for k, v in match.iloc[0].to_dict().items()}
     if row.get("status") != "ok":
         raise KernelNotFound(f"kernel {kernel_id!r} did not compile for {target}: {row['status']}")
-    for text_field in ("compiler", "flags", "mix_source", "kernel", "target", "vendor"):
+    for text_field in TEXT_FIELDS:
         row[text_field] = "" if row.get(text_field) is None else str(row[text_field])
     return KernelFacts.from_flat(row)

@@ -46,5 +46,13 @@ def predict_kernel(params: dict, facts, spec, shape, calib: Calib | None = None)
     return predict_components(comp, normalise_shape(shape), calib)
 
 
-__all__ = ["predict_kernel", "Prediction", "Term", "Calib", "load_calib", "DEFAULT_FIT",
-           "assemble", "predict_components"]
+__all__ = [
+    "DEFAULT_FIT",
+    "Calib",
+    "Prediction",
+    "Term",
+    "assemble",
+    "load_calib",
+    "predict_components",
+    "predict_kernel",
+]

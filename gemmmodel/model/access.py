@@ -45,16 +45,22 @@ class LdsAccess:
         return f"b{8 * self.width_bytes}"
 
 
-def _morton(lane: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Z-order (Morton) decode: x from the even bits of the lane id, y from the odd bits."""
+def _morton(lane: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Z-order (Morton) placement of lanes on a rows x cols lane grid (powers of two):
+    the lane id's bits go alternately to the column and the row index, column first,
+    and once one index has all its bits the rest go to the other (maxas-style)."""
+    col_bits, row_bits = int(np.log2(cols)), int(np.log2(rows))
     x = np.zeros_like(lane)
     y = np.zeros_like(lane)
-    for b in range(bits):
+    nx = ny = 0
+    for b in range(col_bits + row_bits):
         bit = (lane >> b) & 1
-        if b % 2 == 0:
-            x |= bit << (b // 2)
+        if nx < col_bits and (ny >= row_bits or nx <= ny):
+            x |= bit << nx
+            nx += 1
         else:
-            y |= bit << (b // 2)
+            y |= bit << ny
+            ny += 1
     return y, x
 
 
@@ -86,9 +92,10 @@ def thread_tiles(desc: KernelDesc, wave_size: int) -> tuple[np.ndarray, np.ndarr
     ly_n, lx_n = desc.lane_grid(wave_size)
     warp, lane = t // wave_size, t % wave_size
     if desc.thread_map == "zorder":
-        bits = int(np.log2(wave_size))
-        ly, lx = _morton(lane, bits)
-        lx_n, ly_n = 1 << ((bits + 1) // 2), 1 << (bits // 2)
+        if desc.warp_tile == (0, 0):  # no lane grid given: as square as the wave allows
+            bits = int(np.log2(wave_size))
+            lx_n, ly_n = 1 << ((bits + 1) // 2), 1 << (bits // 2)
+        ly, lx = _morton(lane, ly_n, lx_n)
     else:
         ly, lx = lane // lx_n, lane % lx_n
     warps_n = max(1, tiles_x // lx_n)

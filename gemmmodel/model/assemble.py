@@ -17,8 +17,14 @@ from gemmmodel.model.kernel import KernelDesc, describe
 from gemmmodel.model.lds import lds_passes_per_iter, pass_rate_per_clk
 from gemmmodel.model.spawn import spawn_terms
 from gemmmodel.model.terms import Term
-from gemmmodel.model.traffic import (compute_peak, dram_bytes, l2_bytes, lds_bytes, roofline,
-                                     traffic_times)
+from gemmmodel.model.traffic import (
+    compute_peak,
+    dram_bytes,
+    l2_bytes,
+    lds_bytes,
+    roofline,
+    traffic_times,
+)
 from gemmmodel.model.waves import wave_info
 from gemmmodel.model.work import iterations, kernel_mix, with_estimated_spills, work_term
 
@@ -75,7 +81,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     # issue pipe: waves per SIMD over the launch on the busiest CU x clocks per wave-iteration
     issue_cyc = lat.issue_cycles_per_wave_iter(spec, mix, wi.waves_per_simd)
     wave_iters_simd = max(busiest * wi.waves_per_block / simds, 1.0) * iters
-    fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma / clock
+    fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma_instructions / clock
     t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value / clock, "s",
                    "wave_iterations_per_simd * issue_cycles_per_wave_iteration / clock_hz",
                    {"wave_iterations_per_simd": wave_iters_simd, "t_fma_only_s": fma_s},
@@ -140,4 +146,4 @@ def flop(shape) -> float:
     return 2.0 * m * n * k * b
 
 
-__all__ = ["assemble", "normalise_shape", "flop", "math"]
+__all__ = ["assemble", "flop", "math", "normalise_shape"]

@@ -67,7 +67,7 @@ class Calib:
         out.update({k: float(v) for k, v in self.fit.items() if k in DEFAULT_FIT})
         return out
 
-    def with_fit(self, fit: dict, training=()) -> "Calib":
+    def with_fit(self, fit: dict, training=()) -> Calib:
         return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source)
 
 

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gemmmodel.model.calib import DEFAULT_FIT
-from gemmmodel.model.latency import exposed_per_unit_iter
 from gemmmodel.model.terms import Term
 
 PIPES = ("issue", "lds", "l2", "dram", "spawn")

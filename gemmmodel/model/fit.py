@@ -27,7 +27,7 @@ from gemmmodel.model.calib import DEFAULT_FIT, FIT_BOUNDS
 from gemmmodel.model.combine import Components, components_arrays, evaluate_arrays
 
 FIT_PARAMS = tuple(DEFAULT_FIT)
-RIDGE = 0.03
+RIDGE = 0.003
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,8 @@ def issue_cycles_per_wave_iter(spec, mix: Mix, waves_per_simd: float) -> Term:
     issue_clk = period * (mix.valu + mix.non_valu) / m
     return Term("issue_cycles_per_wave_iteration", max(valu_clk, issue_clk), "clk",
                 "max(c_v * valu, p * (valu + non_valu) / m)",
-                {"c_v": c_v, "valu": mix.valu, "fma": mix.fma, "non_valu": mix.non_valu,
+                {"c_v": c_v, "valu": mix.valu, "fma_instructions": mix.fma_instructions,
+                 "non_valu": mix.non_valu,
                  "p": period, "m": m, "valu_clk": valu_clk, "issue_clk": issue_clk},
                 note=f"issue rules: {source}")
 

@@ -13,8 +13,9 @@ lds_banks * lds_bank_bytes bytes, so the LDS serves lds_bytes_per_clk_per_cu /
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -30,42 +31,53 @@ def lane_groups(spec, width_bytes: int, kind: str = "read") -> list[list[int]]:
     """Lane groups for an access of `width_bytes` from spec.lds_phases: the key
     "b<bits>_<kind>" (e.g. "b128_write") when the spec gives one, else "b<bits>";
     b96 uses the b128 groups."""
+    try:
+        return [list(g) for g in _groups_cached(spec, width_bytes, kind)]
+    except TypeError:  # an unhashable spec-like object
+        return [list(g) for g in _groups_cached.__wrapped__(spec, width_bytes, kind)]
+
+
+@lru_cache(maxsize=256)
+def _groups_cached(spec, width_bytes: int, kind: str) -> tuple:
     phases = getattr(spec, "lds_phases", None) or {}
     width = "b128" if width_bytes == 12 else f"b{8 * width_bytes}"
     key = f"{width}_{kind}" if f"{width}_{kind}" in phases else width
     if key not in phases:
         raise SpecError(f"no LDS lane groups for {key} accesses", key_path=f"lds_phases.{key}",
                         file=getattr(spec, "name", ""))
-    return [list(map(int, g)) for g in phases[key]]
+    return tuple(tuple(int(x) for x in g) for g in phases[key])
 
 
 def conflict_passes(addr: np.ndarray, width_bytes: int, groups: Sequence[Sequence[int]],
                     banks: int, bank_bytes: int) -> np.ndarray:
-    """Bank passes per instruction for each wave.
+    """Bank passes per instruction for each row of `addr`.
 
-    addr: (waves, lanes) byte addresses (or one wave as a 1-D array), -1 = idle lane.
-    Returns float array (waves,): sum over groups of the conflict degree (distinct words in
-    the busiest bank, at least 1 for a group with an active lane)."""
+    addr: (rows, lanes) byte addresses (or one wave as a 1-D array), -1 = idle lane; a row
+    is one wave executing one instruction. Returns float array (rows,): sum over groups of
+    the conflict degree (distinct words in the busiest bank; at least 1 for a group with
+    an active lane, 0 for a group without)."""
     addr = np.atleast_2d(np.asarray(addr, dtype=np.int64))
-    waves, lanes = addr.shape
+    rows, lanes = addr.shape
     words_per_lane = max(1, width_bytes // bank_bytes)
-    words = addr[:, :, None] // bank_bytes + np.arange(words_per_lane)[None, None, :]
-    words = np.where(addr[:, :, None] >= 0, words, -1)
-    passes = np.zeros(waves)
-    for group in groups:
-        idx = [g for g in group if g < lanes]
-        if not idx:
-            continue
-        sub = np.sort(words[:, idx, :].reshape(waves, -1), axis=1)
-        first = np.ones_like(sub, dtype=bool)
-        first[:, 1:] = sub[:, 1:] != sub[:, :-1]
-        unique = first & (sub >= 0)
-        key = np.arange(waves)[:, None] * banks + (sub % banks)
-        counts = np.bincount(key[unique], minlength=waves * banks).reshape(waves, banks)
-        degree = counts.max(axis=1)
-        active = (sub >= 0).any(axis=1)
-        passes += np.where(active, np.maximum(degree, 1), 0)
-    return passes
+    padded = np.concatenate([addr, np.full((rows, 1), -1, dtype=np.int64)], axis=1)
+    size = max(len(g) for g in groups)
+    idx = np.full((len(groups), size), lanes, dtype=np.int64)   # `lanes` = the idle column
+    for i, g in enumerate(groups):
+        members = [x for x in g if x < lanes]
+        idx[i, :len(members)] = members
+    lane_addr = padded[:, idx]                                   # (rows, G, size)
+    words = lane_addr[..., None] // bank_bytes + np.arange(words_per_lane)
+    words = np.where(lane_addr[..., None] >= 0, words, -1).reshape(rows, len(groups), -1)
+    words.sort(axis=2)
+    first = np.ones_like(words, dtype=bool)
+    first[..., 1:] = words[..., 1:] != words[..., :-1]
+    unique = first & (words >= 0)
+    cell = (np.arange(rows * len(groups)).reshape(rows, len(groups), 1) * banks
+            + words % banks)
+    counts = np.bincount(cell[unique], minlength=rows * len(groups) * banks)
+    degree = counts.reshape(rows, len(groups), banks).max(axis=2)
+    active = (words >= 0).any(axis=2)
+    return np.where(active, np.maximum(degree, 1), 0).sum(axis=1).astype(float)
 
 
 def stride_pattern(stride_words: int, lanes: int, bank_bytes: int = 4) -> np.ndarray:
@@ -83,28 +95,51 @@ def access_passes(access: LdsAccess, spec) -> float:
 
 def ideal_passes(access: LdsAccess, spec) -> float:
     """Passes the instruction would take with no conflicts (bytes / pass size, >= groups)."""
+    active = access.addr >= 0
+    if active.all():
+        return ideal_passes_for_width(spec, access.width_bytes, access.kind)
     groups = lane_groups(spec, access.width_bytes, access.kind)
     lanes = access.addr.shape[1]
+    live = active.any(axis=0)
     per_pass = int(spec.lds_banks) * int(spec.lds_bank_bytes)
     total = 0
     for g in groups:
-        n = len([x for x in g if x < lanes])
+        n = sum(1 for x in g if x < lanes and live[x])
         if n:
             total += max(1, -(-n * access.width_bytes // per_pass))
     return float(total)
 
 
-def lds_table(desc: KernelDesc, spec) -> list[dict]:
-    """Per LDS instruction of one tile iteration: width, count per thread, passes per wave
-    instruction (mean over waves), conflict-free passes and the degree ratio."""
+@lru_cache(maxsize=8192)
+def _table_cached(desc: KernelDesc, spec) -> tuple:
+    accs = lds_accesses(desc, int(spec.wave_size))
+    banks, bank_bytes = int(spec.lds_banks), int(spec.lds_bank_bytes)
+    passes = {}
+    # one simulation per (width, kind): stack the waves of every instruction of that kind
+    for key in {(a.width_bytes, a.kind) for a in accs}:
+        same = [i for i, a in enumerate(accs) if (a.width_bytes, a.kind) == key]
+        stacked = np.vstack([accs[i].addr for i in same])
+        per_row = conflict_passes(stacked, key[0], lane_groups(spec, *key), banks, bank_bytes)
+        for j, i in enumerate(same):
+            waves = accs[i].addr.shape[0]
+            passes[i] = float(per_row[j * waves:(j + 1) * waves].mean())
     rows = []
-    for acc in lds_accesses(desc, int(spec.wave_size)):
-        passes = access_passes(acc, spec)
+    for i, acc in enumerate(accs):
         ideal = ideal_passes(acc, spec)
         rows.append({"name": acc.name, "kind": acc.kind, "width": acc.width_key,
-                     "per_iter": acc.per_iter, "passes": passes, "ideal_passes": ideal,
-                     "conflict_factor": passes / ideal if ideal else 1.0})
-    return rows
+                     "per_iter": acc.per_iter, "passes": passes[i], "ideal_passes": ideal,
+                     "conflict_factor": passes[i] / ideal if ideal else 1.0})
+    return tuple(rows)
+
+
+def lds_table(desc: KernelDesc, spec) -> list[dict]:
+    """Per LDS instruction of one tile iteration: width, count per thread, passes per wave
+    instruction (mean over waves), conflict-free passes and the degree ratio (cached per
+    kernel and spec)."""
+    try:
+        return [dict(r) for r in _table_cached(desc, spec)]
+    except TypeError:  # an unhashable spec-like object
+        return [dict(r) for r in _table_cached.__wrapped__(desc, spec)]
 
 
 def _factor(rows: list[dict]) -> float:
@@ -125,7 +160,7 @@ def ideal_passes_for_width(spec, width_bytes: int, kind: str = "read") -> float:
     per_pass = int(spec.lds_banks) * int(spec.lds_bank_bytes)
     total = 0
     for g in lane_groups(spec, width_bytes, kind):
-        n = len([x for x in g if x < lanes])
+        n = sum(1 for x in g if x < lanes)
         if n:
             total += max(1, -(-n * width_bytes // per_pass))
     return float(total)

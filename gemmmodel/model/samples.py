@@ -77,6 +77,14 @@ def _num(row, key):
     return value if math.isfinite(value) else None
 
 
+def _kernel_id(value) -> str:
+    """A catalogue id as written in the catalogue: the calibration store parses params
+    into numbers ("7.4" -> 7.4, "10" -> 10 or 10.0 once pandas has a float column)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
 def calibration_samples(gpu: str, spec, root=None) -> list[Sample]:
     """Timed kernels of calibration/<gpu>/ (catalogue and template suites; vendor rows and
     failed or unchecked runs are left out)."""
@@ -104,7 +112,7 @@ def calibration_samples(gpu: str, spec, root=None) -> list[Sample]:
             if t is None or t <= 0 or None in dims:
                 continue
             shape = tuple(int(d) for d in dims) + (int(_num(row, "batch") or 1),)
-            name = str(row[key])
+            name = _kernel_id(row[key])
             if suite == "kernels":
                 if name not in params_by_id:
                     continue

@@ -8,8 +8,9 @@ names the unit, `formula` writes the rule with the symbols used in `inputs`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -26,21 +27,21 @@ class Term:
     children: tuple = ()
     note: str = ""
 
-    def child(self, name: str) -> "Term":
+    def child(self, name: str) -> Term:
         """The first term called `name` in this tree (depth first, self included)."""
         for term in self.walk():
             if term.name == name:
                 return term
         raise KeyError(f"no term {name!r} under {self.name!r}")
 
-    def find(self, name: str) -> "Term | None":
+    def find(self, name: str) -> Term | None:
         """Like child() but None when absent."""
         try:
             return self.child(name)
         except KeyError:
             return None
 
-    def walk(self) -> Iterator["Term"]:
+    def walk(self) -> Iterator[Term]:
         """Every term of the tree, depth first, self first."""
         yield self
         for sub in self.children:

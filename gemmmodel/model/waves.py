@@ -51,7 +51,7 @@ def estimate_registers(desc: KernelDesc) -> int:
     staged = (desc.bm * desc.bk + desc.bk * desc.bn) / desc.threads
     if desc.double_buffered:
         staged *= 2
-    return int(math.ceil(desc.tm * desc.tn + desc.tm + desc.tn + staged + REG_OVERHEAD))
+    return math.ceil(desc.tm * desc.tn + desc.tm + desc.tn + staged + REG_OVERHEAD)
 
 
 @dataclass(frozen=True)

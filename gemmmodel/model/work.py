@@ -8,7 +8,8 @@ iteration (one BK slice of K; one k step for a kernel without LDS). Two sources:
       taken from the loop only when the loop holds the barrier (it is the tile loop);
   "params": the analytic count below, for template configs never compiled.
 Analytic count per thread per iteration:
-  fma          = TM * TN * BK
+  fma          = TM * TN * BK  (FMA operations; a packed v_pk_fma_f32 instruction does 2,
+                 so the facts' fma + fma_packed operations scale the loop)
   lds reads    = from access.lds_reads (VEC-wide where contiguous)
   lds writes   = from access.lds_writes
   global loads = (BM*BK + BK*BN) / (threads * VEC)          (tiled)
@@ -49,6 +50,11 @@ class Mix:
     spill_ops: float = 0.0       # scratch loads + stores beyond the tile's own (per thread)
     spill_bytes: float = 0.0     # bytes per thread per iteration moved by spill_ops
     source: str = "params"
+    fma_instr: float | None = None  # FMA instructions (packed FMA does 2 FMAs); None = fma
+
+    @property
+    def fma_instructions(self) -> float:
+        return self.fma if self.fma_instr is None else self.fma_instr
 
     @property
     def lds_instr(self) -> float:
@@ -60,8 +66,8 @@ class Mix:
 
     @property
     def valu(self) -> float:
-        """VALU-pipe instructions (FMA + other)."""
-        return self.fma + self.other
+        """VALU-pipe instructions (FMA instructions + other)."""
+        return self.fma_instructions + self.other
 
     @property
     def non_valu(self) -> float:
@@ -69,7 +75,8 @@ class Mix:
         return self.lds_instr + self.vmem_instr + self.waitcnt + self.barrier
 
     def to_inputs(self) -> dict:
-        return {"fma": self.fma, "lds_read": dict(self.lds_read),
+        return {"fma": self.fma, "fma_instructions": self.fma_instructions,
+                "lds_read": dict(self.lds_read),
                 "lds_write": dict(self.lds_write), "global_load": dict(self.global_load),
                 "global_store": dict(self.global_store), "barrier": self.barrier,
                 "waitcnt": self.waitcnt, "other": self.other, "spill_ops": self.spill_ops,
@@ -119,7 +126,8 @@ def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
     if not loop or not loop.get("fma"):
         return None
     base = analytic_mix(desc, wave_size)
-    scale = base.fma / float(loop["fma"])
+    packed = float(loop.get("fma_packed", 0) or 0)   # v_pk_fma_f32: 2 FMAs per instruction
+    scale = base.fma / (float(loop["fma"]) + packed)
     tile_loop = bool(loop.get("barrier")) or not desc.uses_lds
     reads = _bucket(loop, "lds_read", scale)
     other = float(loop.get("other", 0)) * scale
@@ -146,7 +154,8 @@ def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
     if extra_loads:
         mean_w = sum(c * _WIDTH_BYTES[w] for w, c in loads.items()) / sum(loads.values())
         spill_bytes += extra_loads * mean_w
-    return Mix(fma=base.fma, lds_read=reads or base.lds_read, lds_write=writes,
+    return Mix(fma=base.fma, fma_instr=float(loop["fma"]) * scale,
+               lds_read=reads or base.lds_read, lds_write=writes,
                global_load=loads, global_store=stores, barrier=barrier, waitcnt=waitcnt,
                other=other, spill_ops=spill_ops, spill_bytes=spill_bytes,
                source="compile facts")
@@ -197,12 +206,12 @@ def work_term(desc: KernelDesc, shape: tuple[int, int, int, int], blocks: int,
     iter_t = Term("iterations_per_block", float(iters), "1",
                   "ceil(K / BK)" if desc.uses_lds else "K (k steps, no LDS tile)",
                   {"K": k, "BK": desc.bk})
-    mix_t = Term("instructions_per_thread_per_iteration", mix.fma + mix.other + mix.non_valu,
+    mix_t = Term("instructions_per_thread_per_iteration", mix.valu + mix.non_valu,
                  "instr", "fma + other + lds + vmem + waitcnt + barrier", mix.to_inputs(),
                  note=f"counts from {mix.source}")
-    fma_t = Term("fma_wave_instructions", mix.fma * wave_iters, "instr",
-                 "fma_per_iter * iterations * waves_per_block * blocks",
-                 {"fma_per_iter": mix.fma, "iterations": iters,
+    fma_t = Term("fma_wave_instructions", mix.fma_instructions * wave_iters, "instr",
+                 "fma_instr_per_iter * iterations * waves_per_block * blocks",
+                 {"fma_instr_per_iter": mix.fma_instructions, "iterations": iters,
                   "waves_per_block": waves_per_block, "blocks": blocks})
     lds_t = Term("lds_wave_instructions", mix.lds_instr * wave_iters, "instr",
                  "lds_per_iter * iterations * waves_per_block * blocks",

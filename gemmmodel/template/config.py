@@ -186,8 +186,8 @@ def parse_name(name: str) -> TileConfig:
             if hit:
                 break
         else:
-            raise InvalidConfig(text, [f"unknown part '/{piece}' (known: /wWMxWN /pP /v4 "
-                                       f"/v1 /db /sS)"])
+            known = "/wWMxWN /pP /v4 /v1 /db /sS"
+            raise InvalidConfig(text, [f"unknown part '/{piece}' (known: {known})"])
         if key in values:
             raise InvalidConfig(text, [f"part '/{key}…' given twice"])
         values[key] = hit.groups()

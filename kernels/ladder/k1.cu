@@ -1,4 +1,4 @@
-// Catalogue kernel 1 (aliases: kernel1, naive): the naive SGEMM.
+// Catalogue kernel 1: the naive SGEMM.
 // One thread per element of C; each thread reads a row of A and a column of B straight
 // from global memory (no LDS). Block 16x16 threads, grid (ceil(N/16), ceil(M/16)).
 // Row-major: A is MxK (lda = K), B is KxN (ldb = N), C is MxN (ldc = N).

@@ -1,4 +1,4 @@
-// Catalogue kernel 2 (aliases: kernel2, tiled), parent 1: block tile staged in LDS.
+// Catalogue kernel 2, parent 1: block tile staged in LDS.
 // The block computes a 16x16 tile of C, one output per thread; per step of BK = 16 along
 // k every thread copies one element of A and one of B into LDS, the block synchronises,
 // and each thread accumulates a 16-long dot product out of LDS.

@@ -1,4 +1,4 @@
-// Catalogue kernel 3 (aliases: kernel4, tiled_2d), parent 2: a 4x4 register tile of C per
+// Catalogue kernel 3, parent 2: a 4x4 register tile of C per
 // thread, operands read straight from LDS.
 // Block tile 64x64, BK = 16, 256 threads as 16x16; thread (tx, ty) owns rows ty*4 .. +3 and
 // columns tx*4 .. +3 of the block tile. Global loads are scalar (4 of A and 4 of B per

@@ -1,4 +1,4 @@
-// Catalogue kernel 3.1 (alias: kernel5), parent 3: inner-product form with one-dimensional
+// Catalogue kernel 3.1, parent 3: inner-product form with one-dimensional
 // register arrays. Same tiles and loads as kernel 3 (64x64x16 block, 4x4 per thread, scalar
 // global loads, A [m][k] and B [k][n] in LDS). The FMA loop changes: for each output (i, j)
 // the thread copies a row of the A tile, a[BK], and a column of the B tile, b[BK], into

@@ -1,4 +1,4 @@
-// Catalogue kernel 5 (aliases: kernel6, vectorize, v6), parent 4: operands copied from LDS
+// Catalogue kernel 5, parent 4: operands copied from LDS
 // into register arrays before the FMA loop. Kernel 4 (64x64x16 block, 4x4 per thread, A
 // transposed, rows padded by 4 floats, float4 global loads) with the per-k step split in
 // two: first the thread's A column slice and B row slice are read as float4 into a[4] and

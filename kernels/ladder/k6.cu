@@ -1,4 +1,4 @@
-// Catalogue kernel 6 (alias: kernel7), parent 5: double buffering in plain C++ (no
+// Catalogue kernel 6, parent 5: double buffering in plain C++ (no
 // assembly). Kernel 5's tiles and FMA loop (64x64x16 block, 4x4 per thread, A transposed,
 // rows padded by 4 floats, float4 global loads, LDS -> register arrays per k) with two LDS
 // buffers per operand and register prefetch arrays: while the block computes on tile t from
@@ -60,7 +60,7 @@ GM_KERNEL void sgemm_6(int M, int N, int K, float alpha, const float* __restrict
         for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
     }
     if (more) {  // fill the other buffer; it was last read before the previous barrier
-      for (int c = 0; c < 4; ++c) As[buf][a_k + c][a_m] = a_next[c];
+      for (int c = 0; c < 4; ++c) As[buf ^ 1][a_k + c][a_m] = a_next[c];
       for (int c = 0; c < 4; ++c) Bs[buf ^ 1][b_k][b_n + c] = b_next[c];
     }
     __syncthreads();

@@ -12,17 +12,19 @@
 //     statement ends; any read or copy of that register before a wait the compiler knows
 //     about sees the old contents, in some lanes or waves and not others, as timing goes.
 //     Tied outputs make the wait, not the ds_read, the definition the compiler sees.
+//     Empty asm fences on the accumulators keep each step's FMAs between its reads and its
+//     waits; without them the scheduler hoists the FMAs and folds the two register sets
+//     into one (as it does to kernel 7.5).
+//     The next tile's global loads are hand-issued too (global_load_dwordx4 at the top of
+//     the tile, `s_waitcnt vmcnt(1)` / `vmcnt(0)` tied to the registers before the stores):
+//     hipcc sinks kernel 7.5's plain C++ prefetch to just before its stores, after the last
+//     step, where its latency is no longer hidden.
 //   NVIDIA (device compile): the same schedule with inline-PTX ld.shared.v4.f32; PTX loads
 //     are ordinary register definitions (the hardware scoreboard and ptxas handle the
 //     wait), so there is no waitcnt to get wrong.
-//     On AMD the next tile's global loads are hand-issued too (global_load_dwordx4 at the
-//     top of the tile, `s_waitcnt vmcnt(1)` / `vmcnt(0)` tied to the registers before the
-//     stores): hipcc sinks kernel 7.5's plain C++ prefetch to just before its stores, after
-//     the last step, where its latency is no longer hidden.
 //   Other targets: kernel 7.5's plain float4 reads and prefetch.
 // The step loop is unrolled by template recursion (Steps<S>), so every LDS offset is an
-// instruction immediate; on AMD empty asm fences keep each step's FMAs between its reads
-// and its waits, so the two register sets stay two.
+// instruction immediate.
 // LDS: 8704 B. Block (256,1,1), grid (N/64, M/64).
 // Supported shapes: M, N multiples of 64, K a multiple of 16.
 #include "gemm_port.h"

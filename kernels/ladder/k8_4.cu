@@ -28,7 +28,7 @@ static_assert(WM_L * WN_L == GM_WAVE && BN % WAVE_N == 0 && BM % WAVE_M == 0, "w
 static_assert((BM / WAVE_M) * WAVES_N * GM_WAVE == THREADS, "one region per wave");
 static_assert((BM * BK) % THREADS == 0 && (BK * BN) % THREADS == 0, "whole loads per thread");
 
-constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
+__host__ __device__ constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
 constexpr int LOG_WM = ilog2(WM_L), LOG_WN = ilog2(WN_L);
 static_assert((1 << LOG_WM) == WM_L && (1 << LOG_WN) == WN_L, "powers of two");
 

@@ -1,0 +1,456 @@
+"""explain: one kernel (or tile config) on one GPU at one shape, as data.
+
+`explain_kernel(name, gpu, size)` returns a dict: the kernel (technique, parameters), the
+resources (registers, LDS, occupancy with its limiter and headroom), the model's prediction
+with its full Term tree and bottleneck, every measurement of that kernel and shape
+(shipped MI100 table, calibration/<gpu>/ sweeps, ingested profiler data) with the model's
+error, and the step from the parent kernel (measured and predicted speedup, and which terms
+moved). `compare(names, gpu, size)` puts several side by side with the reason for the order.
+Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.py.
+
+Resources of a kernel come, in this order, from: the committed compile-facts table
+(catalogue kernels), the registers the GPU's own compiler reported during calibration
+(template configs, calibration/<gpu>/template.csv `occupancy_template`), the compiler on
+this machine (cached on disk; skipped with allow_compile=False or when none is installed),
+else the model's register estimate from the tile parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from gemmmodel.errors import BadArgument, GemmModelError
+
+DEFAULT_GPU = "mi100-1472"          # the seed table's GPU and clock (REFERENCE.md section 3)
+DEFAULT_SIZE = (4096, 4096, 4096, 1)
+#: The time terms of a prediction's tree that add up (or max) to the total.
+KEY_TERMS = ("t_total_s", "t_pipes_s", "t_issue_s", "t_lds_s", "t_l2_s", "t_dram_s",
+             "t_spawn_s", "t_latency_s", "t_launch_s", "t_ramp_s")
+#: The terms whose sum is t_total_s (model/combine.py).
+TOP_TERMS = ("t_pipes_s", "t_latency_s", "t_launch_s", "t_ramp_s")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One measured time (s) of `kernel` at `shape` (M, N, K, batch) from `source`."""
+
+    kernel: str
+    shape: tuple
+    time_s: float
+    source: str
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {"kernel": self.kernel, "shape": list(self.shape), "time_s": self.time_s,
+                "source": self.source, "note": self.note}
+
+
+def default_gpu() -> str:
+    from gemmmodel.spec import list_specs
+
+    return DEFAULT_GPU if DEFAULT_GPU in list_specs() else "gfx908"
+
+
+def parse_shape(size) -> tuple[int, int, int, int]:
+    """'MxNxK[xB]' or a tuple -> (M, N, K, batch); None gives DEFAULT_SIZE."""
+    from gemmmodel.catalogue import parse_size
+
+    if size is None:
+        return DEFAULT_SIZE
+    if isinstance(size, str):
+        return tuple(parse_size(size, dims=4))
+    vals = tuple(int(x) for x in size) + (1,) * (4 - len(tuple(size)))
+    if len(vals) != 4 or min(vals) < 1:
+        raise BadArgument(f"bad size {size!r}: expected MxNxK[xBATCH] >= 1")
+    return vals
+
+
+# ---- measured data ------------------------------------------------------------------------
+def _table_rows(spec) -> list[Measured]:
+    import csv
+
+    from gemmmodel.model.samples import DATA_DIR, VALIDATION_TABLES
+
+    out = []
+    for table, info in VALIDATION_TABLES.items():
+        if info["arch"] != str(spec.arch):
+            continue
+        size = int(info["size"])
+        with (DATA_DIR / table).open(newline="") as fh:
+            for row in csv.DictReader(fh):
+                try:
+                    t = float(row["time_ms"]) * 1e-3
+                except (TypeError, ValueError):
+                    continue
+                note = "" if info["spec"] == spec.name else f"measured on {info['spec']}"
+                out.append(Measured(row["kernel_id"].strip(), (size, size, size, 1), t,
+                                    info["source"], note))
+    return out
+
+
+def _calibration_rows(spec, root=None) -> list[Measured]:
+    from gemmmodel.calibrate.load import load
+
+    try:
+        frames = load(spec.name, root) if root else load(spec.name)
+    except (BadArgument, OSError):
+        return []
+    out = []
+    for suite, key in (("kernels", "kernel"), ("template", "config"), ("batched", None)):
+        df = frames.get(suite)
+        if df is None or df.empty:
+            continue
+        for row in df.to_dict("records"):
+            if row.get("status") != "ok" or row.get("check_passed") is False:
+                continue
+            name = str(row.get("name"))
+            if name in ("kernel", "template"):
+                kernel = str(row.get(key) or "")
+            elif name.startswith(("occupancy", "launch")) or suite == "batched":
+                continue
+            else:
+                kernel = name                                  # vendor BLAS rows
+            t = row.get("time_s")
+            dims = [row.get(d) for d in ("M", "N", "K")]
+            if not kernel or t is None or not t == t or any(d is None or d != d for d in dims):
+                continue
+            batch = row.get("batch")
+            shape = tuple(int(d) for d in dims) + (int(batch) if batch == batch and batch else 1,)
+            note = "noisy" if row.get("noisy") else ""
+            out.append(Measured(kernel, shape, float(t), f"calibration/{spec.name}/{suite}.csv",
+                                note))
+    return out
+
+
+def _ingested_rows(spec, root=None) -> list[Measured]:
+    from gemmmodel.ingest import ingested_times
+
+    return [Measured(r["kernel"], tuple(r["shape"]), float(r["time_s"]),
+                     f"ingested {r['tool']} ({r['file'].rsplit('/', 1)[-1]})",
+                     f"median of {r['launches']} launch(es)")
+            for r in ingested_times(spec.name, root)]
+
+
+def measured_times(spec, root=None) -> list[Measured]:
+    """Every measured time for this GPU: ingested profiler data, calibration sweeps, shipped
+    tables of the same architecture (in that order of preference)."""
+    return _ingested_rows(spec, root) + _calibration_rows(spec, root) + _table_rows(spec)
+
+
+def measured_for(measured: list[Measured], kernel: str, shape) -> list[Measured]:
+    return [m for m in measured if m.kernel == kernel and tuple(m.shape) == tuple(shape)]
+
+
+# ---- resources and prediction -------------------------------------------------------------
+@lru_cache(maxsize=16)
+def device_registers(gpu: str, root=None) -> dict:
+    """{template config name: registers per thread} the GPU's own compiler reported during
+    calibration (calibration/<gpu>/template.csv, occupancy_template rows)."""
+    from gemmmodel.calibrate.load import load
+
+    try:
+        frames = load(gpu, root) if root else load(gpu)
+    except (BadArgument, OSError):
+        return {}
+    df = frames.get("template")
+    if df is None or "config" not in df:
+        return {}
+    sel = df[(df["name"] == "occupancy_template") & (df["quantity"] == "regs_per_thread")
+             & (df["status"] == "ok")]
+    return {str(c): int(v) for c, v in zip(sel["config"], sel["value"]) if v == v}
+
+
+def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[object, str]:
+    """(facts or None, where the resources come from) for a catalogue or template KernelRef
+    (order in the module docstring)."""
+    from gemmmodel.compile import compile_facts
+
+    if ref.kind == "catalogue":
+        try:
+            from gemmmodel.compile import facts_for
+
+            return facts_for(ref.name, spec), "compile-facts table (calibration/compile_facts.csv)"
+        except GemmModelError:
+            pass
+        source, entry, defines = ref.entry.source, ref.entry.entry, {}
+    elif ref.kind == "template":
+        regs = device_registers(spec.name, root).get(ref.name)
+        if regs:
+            return ({"regs": regs, "lds_bytes": ref.config.lds_bytes},
+                    f"registers reported on the GPU (calibration/{spec.name}/template.csv)")
+        from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
+
+        source, entry, defines = TEMPLATE_SOURCE, ENTRY, ref.config.defines()
+    else:
+        raise BadArgument(f"{ref.name} is a {ref.kind} kernel: explain and predict take a "
+                          "catalogue id or a template config")
+    if allow_compile:
+        try:
+            facts = compile_facts(source, spec, defines=defines, entry=entry)[0]
+            return facts, f"compiler on this machine ({facts.compiler.split('|')[0].strip()})"
+        except GemmModelError:
+            pass
+    return None, "estimated from the tile parameters (no compile facts, no compiler)"
+
+
+def kernel_params(ref, spec) -> dict:
+    if ref.kind == "template":
+        return ref.config.params(int(spec.wave_size))
+    return dict(ref.params)
+
+
+def predict_ref(ref, spec, shape, calib=None, allow_compile: bool = True, root=None):
+    """(Prediction, facts, facts source) of a resolved kernel on `spec` at `shape`."""
+    from gemmmodel.model import predict_kernel
+
+    m, n, k, _ = shape
+    ref.check_shape(m, n, k)
+    facts, source = kernel_facts(ref, spec, allow_compile, root)
+    return predict_kernel(kernel_params(ref, spec), facts, spec, shape, calib), facts, source
+
+
+def resources(pred, spec) -> dict:
+    """Registers, LDS and occupancy (limiter, headroom) read from a prediction's tree."""
+    from gemmmodel.occupancy import occupancy
+
+    res = pred.root.find("resources")
+    if res is None:
+        return {}
+    inp = res.inputs
+    occ = occupancy(spec, int(inp["threads"]), int(inp["regs"]), int(inp.get("agprs") or 0),
+                    int(inp.get("sgprs") or 0), int(inp.get("lds_bytes") or 0))
+    wps = pred.root.find("occupancy_waves_per_simd")
+    return {"source": res.formula, "regs": inp["regs"], "agprs": inp.get("agprs"),
+            "sgprs": inp.get("sgprs"), "lds_bytes": inp.get("lds_bytes"),
+            "threads": inp["threads"], "limiter": occ.limiter, "headroom": occ.headroom,
+            "blocks_per_cu": occ.workgroups_per_cu, "waves_per_simd_max": occ.waves_per_simd,
+            "waves_per_simd_resident": wps.value if wps else None, "occupancy": occ.to_dict()}
+
+
+# ---- differences between two term trees ---------------------------------------------------
+def _paths(root) -> dict:
+    out: dict = {}
+
+    def walk(term, prefix):
+        path = f"{prefix}/{term.name}" if prefix else term.name
+        while path in out:
+            path += "'"
+        out[path] = term
+        for sub in term.children:
+            walk(sub, path)
+
+    walk(root, "")
+    return out
+
+
+def key_times(root) -> dict:
+    """{name: seconds} of the KEY_TERMS (the pipe times as combined, not their bases)."""
+    out = {"t_total_s": root.value}
+    for path, term in _paths(root).items():
+        depth = path.count("/")
+        if term.name in KEY_TERMS and term.name not in out and depth <= 2:
+            out[term.name] = term.value
+    return out
+
+
+def _log_ratio(a: float, b: float) -> float:
+    if a == b:
+        return 0.0
+    if a <= 0 or b <= 0:
+        return math.inf if max(abs(a), abs(b)) > 0 else 0.0
+    return abs(math.log(b / a))
+
+
+def _lead(moved: list[dict], ka: dict, kb: dict) -> str | None:
+    """The key term that explains the change of the total: of the terms that add up to it
+    (TOP_TERMS), the one that moved most in the direction of the total; for t_pipes_s the pipe that dominates the slower side, when it
+    moved the same way by at least half of t_pipes_s's change."""
+    total = kb["t_total_s"] - ka["t_total_s"]
+    same = [m for m in moved if m["term"] in TOP_TERMS and m["delta_s"]
+            and (m["delta_s"] > 0) == (total > 0)]
+    pick = same[0] if same else (moved[0] if moved and moved[0]["delta_s"] else None)
+    if pick is None:
+        return None
+    if pick["term"] == "t_pipes_s":
+        pipes = [p for p in ("t_issue_s", "t_lds_s", "t_l2_s", "t_dram_s", "t_spawn_s")
+                 if p in ka and p in kb]
+        slow = kb if total > 0 else ka
+        top = max(pipes, key=slow.get) if pipes else None
+        if top and (kb[top] - ka[top]) * pick["delta_s"] > 0 and \
+                abs(kb[top] - ka[top]) >= 0.5 * abs(pick["delta_s"]):
+            return top
+    return pick["term"]
+
+
+def _input_drivers(path: str, pa: dict, pb: dict) -> list[dict]:
+    """Numeric inputs of the lead term that changed (e.g. w, q of t_pipes_s)."""
+    ta, tb = pa.get(path), pb.get(path)
+    if ta is None or tb is None:
+        return []
+    out = []
+    for key, va in ta.inputs.items():
+        vb = tb.inputs.get(key)
+        if key == "base_s":
+            continue
+        if isinstance(va, bool) or not isinstance(va, (int, float)) or \
+                not isinstance(vb, (int, float)):
+            continue
+        change = _log_ratio(float(va), float(vb))
+        if change >= 1e-3:
+            out.append({"term": f"{ta.name}.{key}", "path": path, "from": float(va),
+                        "to": float(vb), "unit": "s" if key.endswith("_s") else "",
+                        "under_lead": True, "log_change": min(change, 99.0)})
+    return sorted(out, key=lambda d: -d["log_change"])
+
+
+def term_diff(root_a, root_b, top: int = 3) -> dict:
+    """How tree b differs from tree a: `moved` (key time terms by |delta|, s), `lead` (the
+    one that explains the change, _lead) and `drivers` (the lead's changed inputs, then the
+    terms under it, then other terms, by relative change)."""
+    ka, kb = key_times(root_a), key_times(root_b)
+    moved = [{"term": name, "from": ka[name], "to": kb[name], "delta_s": kb[name] - ka[name]}
+             for name in KEY_TERMS if name in ka and name in kb and name != "t_total_s"]
+    moved.sort(key=lambda r: -abs(r["delta_s"]))
+    pa, pb = _paths(root_a), _paths(root_b)
+    lead = _lead(moved, ka, kb)
+    lead_path = next((p for p, t in pa.items() if t.name == lead and p.count("/") <= 2), None)
+    drivers = _input_drivers(lead_path, pa, pb) if lead_path else []
+    for path, ta in pa.items():
+        tb = pb.get(path)
+        if tb is None or ta.name in KEY_TERMS or ta.name in ("t_total_s", "work", "flop"):
+            continue
+        if not isinstance(ta.value, (int, float)) or not isinstance(tb.value, (int, float)):
+            continue
+        change = _log_ratio(float(ta.value), float(tb.value))
+        if change < 1e-3:
+            continue
+        under = lead_path is not None and path.startswith(lead_path + "/")
+        drivers.append({"term": ta.name, "path": path, "from": float(ta.value),
+                        "to": float(tb.value), "unit": ta.unit, "under_lead": under,
+                        "log_change": change if math.isfinite(change) else 99.0})
+    drivers.sort(key=lambda d: (not d["under_lead"], -d["log_change"]))
+    seen, kept = set(), []
+    for d in drivers:
+        if d["term"] not in seen:
+            seen.add(d["term"])
+            kept.append(d)
+    lead_move = next((m for m in moved if m["term"] == lead), None)
+    if lead is not None and lead_move is None:
+        lead_move = {"term": lead, "from": ka[lead], "to": kb[lead], "delta_s": kb[lead] - ka[lead]}
+    return {"moved": moved[:top], "lead": lead_move, "drivers": kept[:top]}
+
+
+# ---- the explanation ------------------------------------------------------------------------
+def _errors(pred_s: float, rows: list[Measured]) -> list[dict]:
+    return [{**m.to_dict(), "predicted_s": pred_s,
+             "error": (pred_s - m.time_s) / m.time_s} for m in rows]
+
+
+def _step(ref, spec, shape, calib, pred, measured, allow_compile, root) -> dict | None:
+    from gemmmodel.catalogue import resolve
+
+    parent = ref.entry.parent if ref.kind == "catalogue" and ref.entry else None
+    if not parent:
+        return None
+    pref = resolve(parent)
+    try:
+        ppred, _, _ = predict_ref(pref, spec, shape, calib, allow_compile, root)
+    except GemmModelError as err:
+        return {"parent": parent, "error": str(err)}
+    out = {"parent": parent, "parent_title": pref.entry.title,
+           "predicted_speedup": ppred.time_s / pred.time_s,
+           "parent_predicted_s": ppred.time_s, "measured_speedup": None,
+           "measured_source": None, **term_diff(ppred.root, pred.root)}
+    mine = measured_for(measured, ref.name, shape)
+    theirs = measured_for(measured, parent, shape)
+    for m in mine:
+        same = [p for p in theirs if p.source == m.source]
+        if same:
+            out.update(measured_speedup=same[0].time_s / m.time_s, measured_source=m.source,
+                       parent_measured_s=same[0].time_s)
+            break
+    return out
+
+
+def explain_kernel(name: str, gpu: str | None = None, size=None, allow_compile: bool = True,
+                   root=None) -> dict:
+    """Everything `gemmmodel explain --kernel NAME` shows (module docstring)."""
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.model import load_calib
+    from gemmmodel.spec import load_spec
+
+    spec = load_spec(gpu or default_gpu())
+    shape = parse_shape(size)
+    ref = resolve(name)
+    calib = load_calib(spec.name, root)
+    pred, facts, facts_source = predict_ref(ref, spec, shape, calib, allow_compile, root)
+    measured = measured_times(spec, root)
+    rows = measured_for(measured, ref.name, shape)
+    peak = float(spec.fp32_peak_flops)
+    kernel = {"name": ref.name, "kind": ref.kind, "params": kernel_params(ref, spec)}
+    if ref.entry is not None:
+        kernel.update(title=ref.entry.title, technique=ref.entry.technique,
+                      parent=ref.entry.parent, aliases=list(ref.entry.aliases),
+                      notes=ref.entry.notes)
+    else:
+        kernel.update(title=f"tile template config {ref.name}", technique="", parent=None)
+    return {
+        "kernel": kernel,
+        "gpu": {"name": spec.name, "title": spec.title, "arch": spec.arch,
+                "vendor": spec.vendor, "clock_hz": spec.clock_hz, "fp32_peak_flops": peak},
+        "shape": {"M": shape[0], "N": shape[1], "K": shape[2], "batch": shape[3]},
+        "resources": {**resources(pred, spec), "facts_source": facts_source},
+        "prediction": {"time_s": pred.time_s, "flops": pred.flops,
+                       "fraction_of_fp32_peak": pred.flops / peak if peak else None,
+                       "bottleneck": pred.bottleneck, "key_times": key_times(pred.root),
+                       "tree": pred.root.to_dict()},
+        "calibration": {"folder": calib.source, "measured_values": sorted(calib.values),
+                        "fit": calib.theta(), "fitted": bool(calib.fit),
+                        "training_set": list(calib.training)},
+        "measured": _errors(pred.time_s, rows),
+        "step": _step(ref, spec, shape, calib, pred, measured, allow_compile, root),
+    }
+
+
+def compare(names: list[str], gpu: str | None = None, size=None, allow_compile: bool = True,
+            root=None) -> dict:
+    """Several kernels / configs side by side, fastest predicted first, with the terms that
+    separate each from the next faster one."""
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.model import load_calib
+    from gemmmodel.spec import load_spec
+
+    if len(names) < 2:
+        raise BadArgument("--compare needs at least two kernels or configs")
+    spec = load_spec(gpu or default_gpu())
+    shape = parse_shape(size)
+    calib = load_calib(spec.name, root)
+    measured = measured_times(spec, root)
+    items = []
+    for name in names:
+        ref = resolve(name)
+        pred, _, source = predict_ref(ref, spec, shape, calib, allow_compile, root)
+        rows = measured_for(measured, ref.name, shape)
+        items.append({"name": ref.name, "kind": ref.kind, "pred": pred,
+                      "predicted_s": pred.time_s, "flops": pred.flops,
+                      "bottleneck": pred.bottleneck, "facts_source": source,
+                      "resources": resources(pred, spec), "key_times": key_times(pred.root),
+                      "measured_s": rows[0].time_s if rows else None,
+                      "measured_source": rows[0].source if rows else None})
+    items.sort(key=lambda it: it["predicted_s"])
+    for faster, slower in zip(items, items[1:]):
+        slower["versus"] = {"faster": faster["name"],
+                            "predicted_ratio": slower["predicted_s"] / faster["predicted_s"],
+                            **term_diff(faster["pred"].root, slower["pred"].root)}
+        if slower["measured_s"] and faster["measured_s"]:
+            slower["versus"]["measured_ratio"] = slower["measured_s"] / faster["measured_s"]
+    measured_order = [it["name"] for it in sorted(
+        (it for it in items if it["measured_s"]), key=lambda it: it["measured_s"])]
+    for it in items:
+        it.pop("pred")
+    return {"gpu": {"name": spec.name, "title": spec.title, "arch": spec.arch},
+            "shape": {"M": shape[0], "N": shape[1], "K": shape[2], "batch": shape[3]},
+            "items": items, "predicted_order": [it["name"] for it in items],
+            "measured_order": measured_order if len(measured_order) == len(items) else None}

@@ -1,0 +1,232 @@
+"""predict: rank the tile template's search space for one GPU and shape, without running.
+
+`rank(gpu, size, top)` predicts every valid config of gemmmodel.template.search_space(spec)
+with the model (assemble once per config, then one vectorised combination over all of
+them), sorts by predicted time and explains the top N: the bottleneck, the resources and
+the terms that separate each from the next one.
+
+Resources per config (first that applies): the registers the GPU's own compiler reported
+during calibration (calibration/<gpu>/template.csv); with `compile_top` > 0 the compiler on
+this machine (cached on disk) for the shortlist of the best `compile_top` configs, which
+are then predicted again; else the model's register estimate (gemmmodel.model.waves),
+whose error against the compilers is measured over a named sample and stored in
+calibration/register_estimate.csv (estimator.py; `estimator_error(spec)` summarises it).
+
+`verify(result)` runs the top configs on this machine's GPU (gemmmodel.runtime) and
+returns measured vs predicted. `selection_summary(calibration_dir)` scores the predicted
+choice against a committed template sweep (predict_selection.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from gemmmodel.errors import BadArgument, GemmModelError
+
+#: Resource-source labels, in order of preference.
+SOURCES = ("device", "compiler", "estimate")
+#: Predicted times within this relative difference are one rank (the model does not see
+#: the parameter they differ in, e.g. the block raster swizzle).
+TIE_REL = 1e-9
+
+
+def _assemble_rows(args) -> list:
+    """Worker: (index, field row or None, source) for a chunk of configs (pool-friendly)."""
+    from gemmmodel.model import assemble
+    from gemmmodel.template import parse_name
+
+    spec, shape, calib, items = args
+    out = []
+    for idx, name, facts, source in items:
+        cfg = parse_name(name)
+        try:
+            comp = assemble(cfg.params(int(spec.wave_size)), facts, spec, shape, calib)
+            out.append((idx, comp.array_row(), source))
+        except GemmModelError as err:
+            out.append((idx, None, f"rejected: {err}"))
+    return out
+
+
+def _facts_for(cfg, spec, device_regs: dict, compiled: dict) -> tuple[object, str]:
+    if cfg.name in compiled:
+        return compiled[cfg.name], "compiler"
+    regs = device_regs.get(cfg.name)
+    if regs:
+        return {"regs": int(regs), "lds_bytes": cfg.lds_bytes}, "device"
+    return None, "estimate"
+
+
+def _evaluate(configs, spec, shape, calib, device_regs, compiled, jobs: int):
+    """Predicted seconds per config (nan where the model rejects it) and the sources."""
+    from gemmmodel.model.combine import FIELDS, evaluate_arrays
+
+    items = []
+    for i, cfg in enumerate(configs):
+        facts, source = _facts_for(cfg, spec, device_regs, compiled)
+        items.append((i, cfg.name, facts, source))
+    jobs = max(1, min(jobs, len(items) // 200 or 1))
+    chunks = [items[j::jobs] for j in range(jobs)]
+    if jobs > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_assemble_rows, [(spec, shape, calib, c) for c in chunks])
+    else:
+        parts = [_assemble_rows((spec, shape, calib, chunks[0]))]
+    rows = [r for part in parts for r in part]
+    rows.sort(key=lambda r: r[0])
+    sources = [r[2] for r in rows]
+    good = [r for r in rows if r[1] is not None]
+    times = np.full(len(configs), np.nan)
+    if good:
+        arr = np.array([r[1] for r in good], dtype=float)
+        theta = calib.theta() if calib is not None else {}
+        total = evaluate_arrays({f: arr[:, i] for i, f in enumerate(FIELDS)}, theta)["total"]
+        times[[r[0] for r in good]] = total
+    return times, sources
+
+
+def _compile_configs(configs, spec) -> tuple[dict, list[str]]:
+    """{name: KernelFacts} compiled on this machine (disk-cached); errors as text."""
+    from gemmmodel.compile import compile_facts
+    from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
+
+    out, errors = {}, []
+    for cfg in configs:
+        try:
+            out[cfg.name] = compile_facts(TEMPLATE_SOURCE, spec, defines=cfg.defines(),
+                                          entry=ENTRY)[0]
+        except GemmModelError as err:
+            errors.append(f"{cfg.name}: {str(err).splitlines()[0]}")
+            if type(err).__name__ == "ToolMissing":
+                break
+    return out, errors
+
+
+def _describe(cfg, spec, shape, calib, facts, source: str) -> dict:
+    from gemmmodel.explain import key_times, resources
+    from gemmmodel.model import predict_kernel
+
+    pred = predict_kernel(cfg.params(int(spec.wave_size)), facts, spec, shape, calib)
+    res = resources(pred, spec)
+    return {"name": cfg.name, "predicted_s": pred.time_s, "flops": pred.flops,
+            "bottleneck": pred.bottleneck, "regs": res.get("regs"), "regs_source": source,
+            "lds_bytes": res.get("lds_bytes"), "blocks_per_cu": res.get("blocks_per_cu"),
+            "headroom": res.get("headroom"), "key_times": key_times(pred.root),
+            "_root": pred.root}
+
+
+def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
+         jobs: int | None = None) -> dict:
+    """Rank the search space of `gpu` (spec name or file) at `size` (module docstring)."""
+    from gemmmodel.explain import device_registers, parse_shape, term_diff
+    from gemmmodel.model import load_calib
+    from gemmmodel.spec import load_spec
+    from gemmmodel.template import search_space
+
+    if top < 1:
+        raise BadArgument("--top must be >= 1")
+    spec = load_spec(gpu)
+    shape = parse_shape(size)
+    t0 = time.perf_counter()
+    calib = load_calib(spec.name, root)
+    configs = search_space(spec)
+    t_space = time.perf_counter() - t0
+    if not configs:
+        raise BadArgument(f"the tile template has no valid config on {spec.name}")
+    device_regs = device_registers(spec.name, root)
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    times, sources = _evaluate(configs, spec, shape, calib, device_regs, {}, jobs)
+    t_rank = time.perf_counter() - t0 - t_space
+    compiled, compile_errors = {}, []
+    if compile_top > 0:
+        order = np.argsort(np.where(np.isnan(times), np.inf, times))
+        short = [configs[i] for i in order[:compile_top] if configs[i].name not in device_regs]
+        compiled, compile_errors = _compile_configs(short, spec)
+        if compiled:
+            idx = [i for i, c in enumerate(configs) if c.name in compiled]
+            sub_t, sub_s = _evaluate([configs[i] for i in idx], spec, shape, calib, {},
+                                     compiled, 1)
+            for j, i in enumerate(idx):
+                times[i], sources[i] = sub_t[j], sub_s[j]
+    order = [i for i in np.argsort(np.where(np.isnan(times), np.inf, times), kind="stable")
+             if not np.isnan(times[i])]
+    groups: list[list[int]] = []          # configs the model cannot tell apart, together
+    for i in order:
+        if groups and abs(times[i] / times[groups[-1][0]] - 1.0) < TIE_REL:
+            groups[-1].append(i)
+        elif len(groups) > top:
+            break
+        else:
+            groups.append([i])
+    best = []
+    for g in groups[:top + 1]:
+        facts, source = _facts_for(configs[g[0]], spec, device_regs, compiled)
+        item = _describe(configs[g[0]], spec, shape, calib, facts, source)
+        item["equivalent"] = [configs[i].name for i in g[1:]]
+        best.append(item)
+    for here, nxt in zip(best, best[1:]):
+        here["versus_next"] = {"slower": nxt["name"],
+                               "ratio": nxt["predicted_s"] / here["predicted_s"],
+                               **term_diff(here["_root"], nxt["_root"])}
+    best = best[:top]
+    for b in best:
+        b.pop("_root")
+    counts = {s: sources.count(s) for s in SOURCES}
+    rejected = [f"{configs[i].name}: {s}" for i, s in enumerate(sources)
+                if s.startswith("rejected")]
+    return {"gpu": {"name": spec.name, "title": spec.title, "arch": spec.arch,
+                    "fp32_peak_flops": float(spec.fp32_peak_flops)},
+            "shape": {"M": shape[0], "N": shape[1], "K": shape[2], "batch": shape[3]},
+            "configs": len(configs), "ranked": len(order), "rejected": rejected,
+            "resources": counts, "compile_errors": compile_errors,
+            "calibration": {"folder": calib.source, "fitted": bool(calib.fit),
+                            "measured_values": sorted(calib.values)},
+            "estimator": estimator_error(spec),
+            "timing_s": {"search_space": t_space, "rank": t_rank,
+                         "total": time.perf_counter() - t0, "jobs": jobs},
+            "top": best}
+
+
+def verify(result: dict, budget_s: float = 0.5, runtime=None) -> dict:
+    """Compile, check and time the ranked top configs on this machine's GPU; adds
+    measured_s / error per config and the measured order. Raises NoGpu without a GPU."""
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.runtime import get_runtime
+    from gemmmodel.runtime.runner import run_refs
+
+    rt = runtime or get_runtime()
+    shape = result["shape"]
+    size = (shape["M"], shape["N"], shape["K"])
+    refs = [resolve(item["name"]) for item in result["top"]]
+    rows = run_refs(rt, refs, [size], check=True, budget_s=budget_s)
+    by_name = {row.kernel: row for row in rows}
+    for item in result["top"]:
+        row = by_name.get(item["name"])
+        item["measured_s"] = row.median_s if row and row.status == "ok" else None
+        item["verify_status"] = row.status if row else "missing"
+        item["verify_reason"] = row.reason if row else ""
+        if item["measured_s"]:
+            item["error"] = (item["predicted_s"] - item["measured_s"]) / item["measured_s"]
+    timed = [i for i in result["top"] if i.get("measured_s")]
+    result["verify"] = {"device": rt.device_info(),
+                        "measured_order": [i["name"] for i in sorted(
+                            timed, key=lambda i: i["measured_s"])],
+                        "predicted_order": [i["name"] for i in timed]}
+    return result
+
+
+def estimator_error(spec) -> dict | None:
+    """Summary of the stored register-estimate check for this spec's compile target (None
+    when no sample was compiled for it); see gemmmodel.predict_estimator."""
+    from gemmmodel.predict_estimator import summary
+
+    return summary(str(spec.compile_target))
+
+
+from gemmmodel.predict_selection import record_predictions, selection_summary  # noqa: E402
+
+__all__ = ["rank", "verify", "estimator_error", "selection_summary", "record_predictions"]
