@@ -17,21 +17,14 @@ else the model's register estimate from the tile parameters.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 from gemmmodel.errors import BadArgument, GemmModelError
+from gemmmodel.explain_diff import KEY_TERMS, key_times, term_diff  # noqa: F401 (re-exported)
 
 DEFAULT_GPU = "mi100-1472"          # the seed table's GPU and clock (REFERENCE.md section 3)
 DEFAULT_SIZE = (4096, 4096, 4096, 1)
-#: The time terms of a prediction's tree that add up (or max) to the total.
-KEY_TERMS = ("t_total_s", "t_pipes_s", "t_issue_s", "t_lds_s", "t_l2_s", "t_dram_s",
-             "t_spawn_s", "t_latency_s", "t_launch_s", "t_ramp_s")
-#: The terms whose sum is t_total_s (model/combine.py).
-TOP_TERMS = ("t_pipes_s", "t_latency_s", "t_launch_s", "t_ramp_s")
-
-
 @dataclass(frozen=True)
 class Measured:
     """One measured time (s) of `kernel` at `shape` (M, N, K, batch) from `source`."""
@@ -227,119 +220,6 @@ def resources(pred, spec) -> dict:
             "threads": inp["threads"], "limiter": occ.limiter, "headroom": occ.headroom,
             "blocks_per_cu": occ.workgroups_per_cu, "waves_per_simd_max": occ.waves_per_simd,
             "waves_per_simd_resident": wps.value if wps else None, "occupancy": occ.to_dict()}
-
-
-# ---- differences between two term trees ---------------------------------------------------
-def _paths(root) -> dict:
-    out: dict = {}
-
-    def walk(term, prefix):
-        path = f"{prefix}/{term.name}" if prefix else term.name
-        while path in out:
-            path += "'"
-        out[path] = term
-        for sub in term.children:
-            walk(sub, path)
-
-    walk(root, "")
-    return out
-
-
-def key_times(root) -> dict:
-    """{name: seconds} of the KEY_TERMS (the pipe times as combined, not their bases)."""
-    out = {"t_total_s": root.value}
-    for path, term in _paths(root).items():
-        depth = path.count("/")
-        if term.name in KEY_TERMS and term.name not in out and depth <= 2:
-            out[term.name] = term.value
-    return out
-
-
-def _log_ratio(a: float, b: float) -> float:
-    if a == b:
-        return 0.0
-    if a <= 0 or b <= 0:
-        return math.inf if max(abs(a), abs(b)) > 0 else 0.0
-    return abs(math.log(b / a))
-
-
-def _lead(moved: list[dict], ka: dict, kb: dict) -> str | None:
-    """The key term that explains the change of the total: of the terms that add up to it
-    (TOP_TERMS), the one that moved most in the direction of the total; for t_pipes_s the pipe that dominates the slower side, when it
-    moved the same way by at least half of t_pipes_s's change."""
-    total = kb["t_total_s"] - ka["t_total_s"]
-    same = [m for m in moved if m["term"] in TOP_TERMS and m["delta_s"]
-            and (m["delta_s"] > 0) == (total > 0)]
-    pick = same[0] if same else (moved[0] if moved and moved[0]["delta_s"] else None)
-    if pick is None:
-        return None
-    if pick["term"] == "t_pipes_s":
-        pipes = [p for p in ("t_issue_s", "t_lds_s", "t_l2_s", "t_dram_s", "t_spawn_s")
-                 if p in ka and p in kb]
-        slow = kb if total > 0 else ka
-        top = max(pipes, key=slow.get) if pipes else None
-        if top and (kb[top] - ka[top]) * pick["delta_s"] > 0 and \
-                abs(kb[top] - ka[top]) >= 0.5 * abs(pick["delta_s"]):
-            return top
-    return pick["term"]
-
-
-def _input_drivers(path: str, pa: dict, pb: dict) -> list[dict]:
-    """Numeric inputs of the lead term that changed (e.g. w, q of t_pipes_s)."""
-    ta, tb = pa.get(path), pb.get(path)
-    if ta is None or tb is None:
-        return []
-    out = []
-    for key, va in ta.inputs.items():
-        vb = tb.inputs.get(key)
-        if key == "base_s":
-            continue
-        if isinstance(va, bool) or not isinstance(va, (int, float)) or \
-                not isinstance(vb, (int, float)):
-            continue
-        change = _log_ratio(float(va), float(vb))
-        if change >= 1e-3:
-            out.append({"term": f"{ta.name}.{key}", "path": path, "from": float(va),
-                        "to": float(vb), "unit": "s" if key.endswith("_s") else "",
-                        "under_lead": True, "log_change": min(change, 99.0)})
-    return sorted(out, key=lambda d: -d["log_change"])
-
-
-def term_diff(root_a, root_b, top: int = 3) -> dict:
-    """How tree b differs from tree a: `moved` (key time terms by |delta|, s), `lead` (the
-    one that explains the change, _lead) and `drivers` (the lead's changed inputs, then the
-    terms under it, then other terms, by relative change)."""
-    ka, kb = key_times(root_a), key_times(root_b)
-    moved = [{"term": name, "from": ka[name], "to": kb[name], "delta_s": kb[name] - ka[name]}
-             for name in KEY_TERMS if name in ka and name in kb and name != "t_total_s"]
-    moved.sort(key=lambda r: -abs(r["delta_s"]))
-    pa, pb = _paths(root_a), _paths(root_b)
-    lead = _lead(moved, ka, kb)
-    lead_path = next((p for p, t in pa.items() if t.name == lead and p.count("/") <= 2), None)
-    drivers = _input_drivers(lead_path, pa, pb) if lead_path else []
-    for path, ta in pa.items():
-        tb = pb.get(path)
-        if tb is None or ta.name in KEY_TERMS or ta.name in ("t_total_s", "work", "flop"):
-            continue
-        if not isinstance(ta.value, (int, float)) or not isinstance(tb.value, (int, float)):
-            continue
-        change = _log_ratio(float(ta.value), float(tb.value))
-        if change < 1e-3:
-            continue
-        under = lead_path is not None and path.startswith(lead_path + "/")
-        drivers.append({"term": ta.name, "path": path, "from": float(ta.value),
-                        "to": float(tb.value), "unit": ta.unit, "under_lead": under,
-                        "log_change": change if math.isfinite(change) else 99.0})
-    drivers.sort(key=lambda d: (not d["under_lead"], -d["log_change"]))
-    seen, kept = set(), []
-    for d in drivers:
-        if d["term"] not in seen:
-            seen.add(d["term"])
-            kept.append(d)
-    lead_move = next((m for m in moved if m["term"] == lead), None)
-    if lead is not None and lead_move is None:
-        lead_move = {"term": lead, "from": ka[lead], "to": kb[lead], "delta_s": kb[lead] - ka[lead]}
-    return {"moved": moved[:top], "lead": lead_move, "drivers": kept[:top]}
 
 
 # ---- the explanation ------------------------------------------------------------------------

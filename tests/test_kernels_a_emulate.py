@@ -31,8 +31,8 @@ from gemmmodel import KERNELS_DIR
 CXX = shutil.which("g++")
 pytestmark = pytest.mark.skipif(CXX is None and os.environ.get("CI", "").lower() != "true",
                                 reason="g++ is needed for the CPU emulation")
-with (KERNELS_DIR / "catalogue_a.toml").open("rb") as _fh:
-    ENTRIES = tomllib.load(_fh)["kernel"]
+with (KERNELS_DIR / "catalogue.toml").open("rb") as _fh:
+    ENTRIES = {k: v for k, v in tomllib.load(_fh)["kernel"].items() if k in {"1", "2", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "4", "5", "6"}}
 GUARD = 64  # floats of NaN before and after each matrix
 
 EMU_HEADER = r"""

@@ -28,8 +28,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "kernels"
-with (KERNELS / "catalogue_b.toml").open("rb") as _fh:
-    ENTRIES = tomllib.load(_fh)["kernel"]
+with (KERNELS / "catalogue.toml").open("rb") as _fh:
+    ENTRIES = {k: v for k, v in tomllib.load(_fh)["kernel"].items() if k in {"7", "7.1", "7.2", "7.3", "7.4", "7.5", "7.6", "7.7", "7.8", "8.1", "8.2", "8.3", "8.4", "9", "9.1", "10"}}
 ASM_KERNELS = ["7.4", "7.6", "7.8"]
 ASM_TARGETS = ["gfx906", "gfx908", "gfx90a"]
 

@@ -76,11 +76,7 @@ def test_bench_times_a_kernel(rt):
 def _catalogue_entries():
     from gemmmodel.catalogue import load_catalogue
 
-    parts = [KERNELS_DIR / "catalogue.toml"]
-    if not parts[0].exists():  # the catalogue may still be in parts
-        parts = sorted(KERNELS_DIR.glob("catalogue_*.toml"))
-    return {kid: e for part in parts if part.exists()
-            for kid, e in load_catalogue(part).items()}
+    return dict(load_catalogue())
 
 
 def test_every_catalogue_kernel_is_correct(rt):

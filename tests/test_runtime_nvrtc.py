@@ -65,12 +65,7 @@ def test_catalogue_sources_compile_with_nvrtc():
     from gemmmodel.runtime.cuda import NVRTC_BASE_OPTIONS, nvrtc_compile
 
     nvrtc = _nvrtc()
-    parts = [KERNELS_DIR / "catalogue.toml"]
-    if not parts[0].exists():  # the catalogue may still be in parts
-        parts = sorted(KERNELS_DIR.glob("catalogue_*.toml"))
-    if not parts:
-        pytest.skip("kernels/catalogue.toml not written yet")
-    entries = {kid: e for part in parts for kid, e in load_catalogue(part).items()}
+    entries = load_catalogue()
     failures = []
     for kid, entry in entries.items():
         opts = compile_options("-arch=sm_90", {}, [entry.source.parent, KERNELS_DIR],

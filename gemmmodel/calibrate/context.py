@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gemmmodel import KERNELS_DIR
+from gemmmodel.calibrate.plan import Skip
 from gemmmodel.errors import BadArgument
 
 MICRO_DIR = KERNELS_DIR / "micro"
@@ -124,6 +125,13 @@ class Context:
 
     def micro_module(self, file_name: str, entries: list[str],
                      defines: dict[str, int] | None = None):
-        """Compile (cached by the runtime) a microbenchmark source of kernels/micro/."""
+        """Compile (cached by the runtime) a microbenchmark source of kernels/micro/.
+
+        The sources are CUDA only (inline PTX: %globaltimer, ld.volatile.shared): on another
+        vendor's runtime the measurement is skipped with that reason."""
+        vendor = getattr(self.rt, "vendor", "nvidia")
+        if vendor != "nvidia":
+            raise Skip(f"kernels/micro/{file_name} is CUDA only (inline PTX); this GPU is "
+                       f"{vendor}")
         path = Path(MICRO_DIR) / file_name
         return self.rt.compile_file(path, entries, defines or {})

@@ -106,7 +106,7 @@ def term_stacks(data: dict) -> str:
     kernels = data["kernels"]
     names = list(kernels)
     fig, ax = plt.subplots(figsize=(8, 0.28 * len(names) + 1.2))
-    y = np.arange(len(names))
+    limit = 1.15e3 * max(r["predicted_s"] for r in kernels.values())
     for i, kid in enumerate(names):
         r = kernels[kid]
         kt = r["key_times"]
@@ -118,17 +118,21 @@ def term_stacks(data: dict) -> str:
         for value, colour in parts:
             ax.barh(i, value * 1e3, left=left, color=colour, height=0.7)
             left += value * 1e3
-        if r.get("measured_s"):
-            ax.plot([r["measured_s"] * 1e3] * 2, [i - 0.4, i + 0.4], "k-", lw=2)
+        meas = r.get("measured_s")
+        if meas and meas * 1e3 <= limit:
+            ax.plot([meas * 1e3] * 2, [i - 0.4, i + 0.4], "k-", lw=2)
+        elif meas:
+            ax.annotate(f"measured {meas * 1e3:.4g} ms ->", (limit, i), fontsize=7,
+                        ha="right", va="center")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in PIPE_COLOURS.values()]
     handles += [plt.Rectangle((0, 0), 1, 1, color=c) for c in ("#bbbbbb", "#937860", "#da8bc3")]
     labels = [f"{p} (dominant)" for p in PIPE_COLOURS] + ["not overlapped", "t_latency_s",
                                                            "launch + ramp"]
     ax.legend(handles, labels, fontsize=7, loc="lower right")
-    ax.set_yticks(y, names, fontsize=7)
+    ax.set_yticks(np.arange(len(names)), names, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlabel("time (ms, log); black tick = measured")
+    ax.set_xlim(0, limit)
+    ax.set_xlabel("time (ms); black tick = measured")
     ax.set_title(f"{data['spec'].name}: predicted time by term")
     return to_png(fig)
 
@@ -144,8 +148,8 @@ def lineage_graph(data: dict) -> str:
     for depth, gen in enumerate(nx.topological_generations(graph)):
         gen = sorted(gen, key=lambda n: [float(x) for x in n.split(".")])
         for j, node in enumerate(gen):
-            pos[node] = (j - (len(gen) - 1) / 2, -depth)
-    fig, ax = plt.subplots(figsize=(11, 8))
+            pos[node] = (1.6 * (j - (len(gen) - 1) / 2), -depth)
+    fig, ax = plt.subplots(figsize=(13, 9))
     nx.draw_networkx_nodes(graph, pos, ax=ax, node_size=420, node_color="#dce6f2")
     nx.draw_networkx_labels(graph, pos, ax=ax, font_size=8)
     good = [(e["parent"], e["child"]) for e in data["edges"]
@@ -241,7 +245,8 @@ def conflict_heatmaps(data: dict, spec=None) -> tuple[str, str] | None:
                         words.add(int(addr[lane]) // bank_bytes + w)
             for w in words:
                 grid[gi, w % banks] += 1
-        im = ax.imshow(grid, aspect="auto", cmap="viridis")
+        im = ax.imshow(grid, aspect="auto", cmap="viridis", interpolation="nearest")
+        ax.set_yticks(range(len(groups)))
         ax.set_title(f"kernel {kid}: {acc.kind} '{acc.name}' ({acc.width_key}), "
                      f"{access_passes(acc, spec):.0f} passes", fontsize=8)
         ax.set_xlabel("bank")
