@@ -19,6 +19,11 @@ COMMANDS = [
     "run",
     "calibrate",
     "validate",
+    "explain",
+    "predict",
+    "answers",
+    "report",
+    "ingest",
 ]
 
 

@@ -17,6 +17,8 @@ else the model's register estimate from the tile parameters.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -38,6 +40,11 @@ class Measured:
     def to_dict(self) -> dict:
         return {"kernel": self.kernel, "shape": list(self.shape), "time_s": self.time_s,
                 "source": self.source, "note": self.note}
+
+
+def missing(value) -> bool:
+    """None or NaN (pandas fills empty CSV cells with NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def default_gpu() -> str:
@@ -107,10 +114,10 @@ def _calibration_rows(spec, root=None) -> list[Measured]:
                 kernel = name                                  # vendor BLAS rows
             t = row.get("time_s")
             dims = [row.get(d) for d in ("M", "N", "K")]
-            if not kernel or t is None or not t == t or any(d is None or d != d for d in dims):
+            if not kernel or missing(t) or any(missing(d) for d in dims):
                 continue
             batch = row.get("batch")
-            shape = tuple(int(d) for d in dims) + (int(batch) if batch == batch and batch else 1,)
+            shape = tuple(int(d) for d in dims) + (1 if missing(batch) else int(batch or 1),)
             note = "noisy" if row.get("noisy") else ""
             out.append(Measured(kernel, shape, float(t), f"calibration/{spec.name}/{suite}.csv",
                                 note))
@@ -152,7 +159,7 @@ def device_registers(gpu: str, root=None) -> dict:
         return {}
     sel = df[(df["name"] == "occupancy_template") & (df["quantity"] == "regs_per_thread")
              & (df["status"] == "ok")]
-    return {str(c): int(v) for c, v in zip(sel["config"], sel["value"]) if v == v}
+    return {str(c): int(v) for c, v in zip(sel["config"], sel["value"]) if not missing(v)}
 
 
 def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[object, str]:
@@ -265,7 +272,7 @@ def explain_kernel(name: str, gpu: str | None = None, size=None, allow_compile: 
     shape = parse_shape(size)
     ref = resolve(name)
     calib = load_calib(spec.name, root)
-    pred, facts, facts_source = predict_ref(ref, spec, shape, calib, allow_compile, root)
+    pred, _, facts_source = predict_ref(ref, spec, shape, calib, allow_compile, root)
     measured = measured_times(spec, root)
     rows = measured_for(measured, ref.name, shape)
     peak = float(spec.fp32_peak_flops)
@@ -320,7 +327,7 @@ def compare(names: list[str], gpu: str | None = None, size=None, allow_compile: 
                       "measured_s": rows[0].time_s if rows else None,
                       "measured_source": rows[0].source if rows else None})
     items.sort(key=lambda it: it["predicted_s"])
-    for faster, slower in zip(items, items[1:]):
+    for faster, slower in itertools.pairwise(items):
         slower["versus"] = {"faster": faster["name"],
                             "predicted_ratio": slower["predicted_s"] / faster["predicted_s"],
                             **term_diff(faster["pred"].root, slower["pred"].root)}

@@ -54,8 +54,9 @@ def _log_ratio(a: float, b: float) -> float:
 
 def _lead(moved: list[dict], ka: dict, kb: dict) -> str | None:
     """The key term that explains the change of the total: of the terms that add up to it
-    (TOP_TERMS), the one that moved most in the direction of the total; for t_pipes_s the pipe that dominates the slower side, when it
-    moved the same way by at least half of t_pipes_s's change."""
+    (TOP_TERMS), the one that moved most in the direction of the total; for t_pipes_s the
+    pipe that dominates the slower side, when it moved the same way by at least half of
+    t_pipes_s's change."""
     total = kb["t_total_s"] - ka["t_total_s"]
     same = [m for m in moved if m["term"] in TOP_TERMS and m["delta_s"]
             and (m["delta_s"] > 0) == (total > 0)]

@@ -53,7 +53,8 @@ def tree_lines(term: dict, depth: int, indent: int = 1) -> list[str]:
     formula = term["formula"]
     if len(formula) > 70:
         formula = formula[:67] + "..."
-    line = f"{pad}{term['name']:<{max(1, 40 - 2 * indent)}} {value_text(term['value'], term['unit']):>14}"
+    value = value_text(term["value"], term["unit"])
+    line = f"{pad}{term['name']:<{max(1, 40 - 2 * indent)}} {value:>14}"
     line += f"  = {formula}" if formula else ""
     if term.get("note"):
         line += f"  [{term['note']}]"
@@ -140,8 +141,8 @@ def render_explain(res: dict, depth: int = 3) -> str:
 
 def render_compare(res: dict) -> str:
     g = res["gpu"]
-    lines = [f"compare on {g['name']} ({g['title']}), shape {shape_text(res['shape'])}; "
-             "fastest predicted first"]
+    lines = [(f"compare on {g['name']} ({g['title']}), shape {shape_text(res['shape'])}; "
+              "fastest predicted first")]
     head = f"  {'kernel':<22} {'predicted':>11} {'TFLOP/s':>8} {'measured':>11} " \
            f"{'bottleneck':<10} {'regs':>5} {'occupancy'}"
     lines.append(head)

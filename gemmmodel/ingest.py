@@ -100,14 +100,14 @@ def base_name(kernel_name: str) -> str:
 def _si(value: float | None, unit: str) -> float | None:
     if value is None:
         return None
-    return value * UNIT_SI.get(unit.strip(), 1.0)
+    return value * UNIT_SI.get(unit.strip().split("/")[0], 1.0)
 
 
 def _table(text: str) -> list[list[str]]:
     """CSV rows from the first header-looking line on (ncu prints ==PROF== lines first)."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"') or
-                  line.startswith(("Index,", "Name,", "Kind,", "Correlation_Id,", "ID,"))), None)
+    heads = ('"', "Index,", "Name,", "Kind,", "Correlation_Id,", "ID,")
+    start = next((i for i, line in enumerate(lines) if line.startswith(heads)), None)
     if start is None:
         return []
     return [row for row in csv.reader(io.StringIO("\n".join(lines[start:]))) if row]

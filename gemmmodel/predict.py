@@ -19,6 +19,7 @@ choice against a committed template sweep (predict_selection.py).
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 
@@ -121,7 +122,9 @@ def _describe(cfg, spec, shape, calib, facts, source: str) -> dict:
 
 def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
          jobs: int | None = None) -> dict:
-    """Rank the search space of `gpu` (spec name or file) at `size` (module docstring)."""
+    """Rank the search space of `gpu` (spec name or file) at `size` (module docstring).
+    `jobs` > 1 assembles in that many forked processes (helps on an idle multi-core
+    machine; one process by default)."""
     from gemmmodel.explain import device_registers, parse_shape, term_diff
     from gemmmodel.model import load_calib
     from gemmmodel.spec import load_spec
@@ -138,20 +141,27 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
     if not configs:
         raise BadArgument(f"the tile template has no valid config on {spec.name}")
     device_regs = device_registers(spec.name, root)
-    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    jobs = max(1, min(jobs or 1, os.cpu_count() or 1))
     times, sources = _evaluate(configs, spec, shape, calib, device_regs, {}, jobs)
     t_rank = time.perf_counter() - t0 - t_space
     compiled, compile_errors = {}, []
-    if compile_top > 0:
-        order = np.argsort(np.where(np.isnan(times), np.inf, times))
-        short = [configs[i] for i in order[:compile_top] if configs[i].name not in device_regs]
-        compiled, compile_errors = _compile_configs(short, spec)
-        if compiled:
-            idx = [i for i, c in enumerate(configs) if c.name in compiled]
-            sub_t, sub_s = _evaluate([configs[i] for i in idx], spec, shape, calib, {},
-                                     compiled, 1)
-            for j, i in enumerate(idx):
-                times[i], sources[i] = sub_t[j], sub_s[j]
+    tried: set = set(device_regs)
+    while compile_top > 0 and len(tried) < len(device_regs) + 3 * compile_top:
+        # compile the shortlist until the best `compile_top` all have compiler resources
+        order = np.argsort(np.where(np.isnan(times), np.inf, times), kind="stable")
+        short = [configs[i] for i in order[:compile_top] if configs[i].name not in tried]
+        if not short:
+            break
+        tried.update(c.name for c in short)
+        new, errors = _compile_configs(short, spec)
+        compile_errors += errors
+        if not new:
+            break
+        compiled.update(new)
+        idx = [i for i, c in enumerate(configs) if c.name in new]
+        sub_t, sub_s = _evaluate([configs[i] for i in idx], spec, shape, calib, {}, compiled, 1)
+        for j, i in enumerate(idx):
+            times[i], sources[i] = sub_t[j], sub_s[j]
     order = [i for i in np.argsort(np.where(np.isnan(times), np.inf, times), kind="stable")
              if not np.isnan(times[i])]
     groups: list[list[int]] = []          # configs the model cannot tell apart, together
@@ -168,7 +178,7 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
         item = _describe(configs[g[0]], spec, shape, calib, facts, source)
         item["equivalent"] = [configs[i].name for i in g[1:]]
         best.append(item)
-    for here, nxt in zip(best, best[1:]):
+    for here, nxt in itertools.pairwise(best):
         here["versus_next"] = {"slower": nxt["name"],
                                "ratio": nxt["predicted_s"] / here["predicted_s"],
                                **term_diff(here["_root"], nxt["_root"])}
@@ -227,6 +237,6 @@ def estimator_error(spec) -> dict | None:
     return summary(str(spec.compile_target))
 
 
-from gemmmodel.predict_selection import record_predictions, selection_summary  # noqa: E402
+from gemmmodel.predict_selection import record_predictions, selection_summary
 
-__all__ = ["rank", "verify", "estimator_error", "selection_summary", "record_predictions"]
+__all__ = ["estimator_error", "rank", "record_predictions", "selection_summary", "verify"]

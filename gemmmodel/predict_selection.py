@@ -41,6 +41,7 @@ def sweep_times(folder: Path) -> dict:
     """{(config, (M, N, K, batch)): measured s} of the checked template runs, and the vendor
     BLAS times per shape under the key ("vendor:<name>", shape)."""
     from gemmmodel.calibrate.load import load
+    from gemmmodel.explain import missing
 
     frames = load(folder)
     df = frames.get("template")
@@ -51,7 +52,7 @@ def sweep_times(folder: Path) -> dict:
         if row.get("status") != "ok" or row.get("check_passed") is False:
             continue
         t, dims = row.get("time_s"), [row.get(d) for d in ("M", "N", "K")]
-        if t is None or t != t or any(d is None or d != d for d in dims):
+        if missing(t) or any(missing(d) for d in dims):
             continue
         shape = tuple(int(d) for d in dims) + (1,)
         if row.get("name") == "template" and row.get("config"):
@@ -63,8 +64,9 @@ def sweep_times(folder: Path) -> dict:
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_DIR,
-                              capture_output=True, text=True, timeout=10).stdout.strip()
+        proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_DIR,
+                              capture_output=True, text=True, timeout=10, check=False)
+        return proc.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
 

@@ -222,3 +222,19 @@ def test_batched_rows_come_from_the_runtime_runner(monkeypatch):
     assert row["value"] == pytest.approx(2 * 64 * 64 * 32 * 30 / 7e-6)
     assert (row["time_s"], row["runs"], row["noisy"], row["check_passed"]) == (7e-6, 40, True,
                                                                                 True)
+
+
+def test_each_suite_times_with_its_own_bench_budget():
+    from gemmmodel.calibrate.plan import Measurement
+    from gemmmodel.calibrate.runner import run_one
+    from gemmmodel.calibrate.suites import BENCH_BUDGET_S
+
+    seen = []
+    ctx = _ctx(FakeRuntime())
+    ctx.bench_budgets_s = dict(BENCH_BUDGET_S)
+    ctx.bench = lambda fn, **kw: seen.append(kw["budget_s"])
+    for suite in ("micro", "kernels"):
+        run_one(Measurement(suite, "clock", {}, 0.0,
+                            lambda c: c.time(lambda i: None) or []), ctx)
+    assert seen == [BENCH_BUDGET_S["micro"], BENCH_BUDGET_S["kernels"]]
+    assert BENCH_BUDGET_S["micro"] != BENCH_BUDGET_S["kernels"]

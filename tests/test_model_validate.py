@@ -44,7 +44,7 @@ def _synthetic_folder(root: Path, gpu: str) -> list[Sample]:
                      "status": "ok", "time_s": s.measured_s, "quantity": "flop_per_s",
                      "value": 2.0 * m * n * k / s.measured_s, "work": 2.0 * m * n * k,
                      "work_unit": "FLOP"})
-        # a vendor row and a failed row must be ignored
+    # a vendor row and a failed row must be ignored
     rows.append({"provenance_id": "test", "suite": "template", "name": "cublas",
                  "params": params_text({"M": 64, "N": 64, "K": 64}), "status": "ok",
                  "time_s": 1e-6, "quantity": "flop_per_s", "value": 1.0})

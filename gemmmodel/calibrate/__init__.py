@@ -6,10 +6,12 @@ Layout of the package (one job per module):
 - plan.py        Measurement (suite, name, params, estimated time, run) and row helpers
 - runner.py      skip what is stored, budgets, progress, one append per measurement
 - context.py     DeviceFacts (from the device or a spec) and the per-run Context
-- micro_*.py     microbenchmarks (sources in kernels/micro/)
-- checking.py    correctness check of sweep kernels; sweeps.py the kernel sweeps
+- micro_*.py     microbenchmarks (CUDA sources in kernels/micro/)
+- gemm.py        check + time one GEMM on per-shape cached inputs; oracle.py occupancy rows
+- sweeps.py      the kernels, template and batched sweeps
 - suites.py      plan of all suites, dry run, run_calibration
-- summary.py     summary.json (headline numbers next to the spec); load.py DataFrames
+- summary.py     summary.json (headlines next to the spec); load.py DataFrames;
+  validate.py    schema / units / provenance check of a calibration folder
 """
 
 from gemmmodel.calibrate.load import load, load_provenance

@@ -18,6 +18,7 @@ from gemmmodel.calibrate.plan import Skip
 from gemmmodel.errors import BadArgument
 
 MICRO_DIR = KERNELS_DIR / "micro"
+DEFAULT_BENCH_BUDGET_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -92,16 +93,23 @@ def facts_from_device(info: dict[str, Any], spec: Any = None) -> DeviceFacts:
 class Context:
     """State shared by the measurements of one calibration run.
 
-    rt: a gemmmodel.runtime Runtime (None in a dry run); device: DeviceFacts; spec: the GpuSpec
-    or None; bench: gemmmodel.runtime.measure.bench (tests inject a fake); cache: values
-    measured once per process (e.g. the launch-benchmark spin reference)."""
+    rt: a gemmmodel.runtime Runtime; device: DeviceFacts; spec: the GpuSpec or None; bench:
+    gemmmodel.runtime.measure.bench (tests may inject another); bench_budgets_s: measure.bench
+    budget per suite (s); suite: the suite now running (the runner sets it); cache: what is
+    made once per process (the measured clock, GEMM inputs, the vendor BLAS handle)."""
 
     rt: Any
     device: DeviceFacts
     spec: Any = None
     bench: Callable[..., Any] | None = None
-    bench_budget_s: float = 0.25
+    bench_budgets_s: dict[str, float] = field(default_factory=dict)
+    suite: str = ""
     cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def bench_budget_s(self) -> float:
+        """measure.bench budget of the running suite (s; DEFAULT_BENCH_BUDGET_S if unset)."""
+        return self.bench_budgets_s.get(self.suite, DEFAULT_BENCH_BUDGET_S)
 
     def __post_init__(self) -> None:
         if self.bench is None:

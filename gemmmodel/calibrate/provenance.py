@@ -38,6 +38,9 @@ RUN_KEYS = (
     "gemmmodel_commit", "gemmmodel_version", "date_utc", "finished_utc", "hostname",
     "command", "suites", "status",
 )
+#: Run statuses: still running (or killed), all measured, stopped by a time budget, a suite
+#: stopped after repeated errors, a GPU error ended it, Ctrl-C.
+RUN_STATUSES = ("running", "finished", "budget", "errors", "failed", "interrupted")
 #: Keys of a clocks record (Hz; `clock_source` says where they were read).
 CLOCK_KEYS = ("sm_clock_hz", "mem_clock_hz", "sm_clock_max_hz", "mem_clock_max_hz",
               "clock_source")
@@ -110,8 +113,7 @@ def start_record(info: dict[str, Any], clocks: dict[str, Any] | None, argv: Sequ
 
 def finish_record(record: dict[str, Any], clocks: dict[str, Any] | None,
                   status: str) -> dict[str, Any]:
-    """The record at the end of its run: clocks after, finish time, status
-    ("finished", "budget" = stopped by the time budget, "interrupted", "failed")."""
+    """The record at the end of its run: clocks after, finish time, status (RUN_STATUSES)."""
     out = dict(record)
     out["clocks_after"] = clocks_record(clocks)
     out["finished_utc"] = utc_now()

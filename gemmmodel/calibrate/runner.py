@@ -64,6 +64,8 @@ def _complete(rows: list[dict[str, Any]], m: Measurement, provenance_id: str) ->
 
 def run_one(m: Measurement, ctx: Any) -> list[dict[str, Any]]:
     """Rows of one measurement; Skip and errors become one row with a note (no value)."""
+    if hasattr(ctx, "suite"):
+        ctx.suite = m.suite
     try:
         rows = m.run(ctx)
     except Skip as why:

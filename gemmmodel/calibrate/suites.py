@@ -176,7 +176,7 @@ def run_calibration(suites: list[str], *, out_dir: str | Path | None = None,
     store = ResultStore(out)
     record = prov.start_record(info, runtime.clocks(), argv or prov.command_line(), suites)
     prov.write_run(out, record)
-    ctx = Context(rt=runtime, device=dev, spec=spec)
+    ctx = Context(rt=runtime, device=dev, spec=spec, bench_budgets_s=dict(BENCH_BUDGET_S))
     ctx.cache["kernel_time_s"] = prior_kernel_times(store)
     status = "failed"
     reports = []
@@ -185,8 +185,9 @@ def run_calibration(suites: list[str], *, out_dir: str | Path | None = None,
         reports = run_measurements(plan, ctx, store, record["provenance_id"], budget_s=total,
                                    suite_budgets=suite_budgets(suites, total),
                                    progress=progress)
-        stopped = any(r.stop_reason for r in reports)
-        status = "budget" if stopped else "finished"
+        reasons = {r.stop_reason for r in reports} - {""}
+        status = ("failed" if "GPU error" in reasons else "budget" if any(
+            "budget" in r for r in reasons) else "errors" if reasons else "finished")
     except KeyboardInterrupt:
         status = "interrupted"
         raise

@@ -40,6 +40,8 @@ def _check_provenance(folder: Path, problems: list[str]) -> set[str]:
             if clocks is not None:
                 problems += [f"{path}: run {i} {which} lacks {k}" for k in prov.CLOCK_KEYS
                              if k not in clocks]
+        if run.get("status") not in prov.RUN_STATUSES:
+            problems.append(f"{path}: run {i} status {run.get('status')!r}")
         ids.add(run.get("provenance_id"))
     return ids
 

@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
     p.add_argument("--compile", type=int, default=0, metavar="N",
                    help="compile the N best-ranked configs here (cached) and rank them again "
                         "with the compiler's registers and instruction mix")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPUs)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default 1)")
     p.add_argument("--verify", action="store_true",
                    help="compile, check and time the top configs on this machine's GPU")
     p.add_argument("--check-estimator", type=int, default=0, metavar="N",
@@ -53,9 +53,9 @@ def render(res: dict) -> str:
     g, s = res["gpu"], res["shape"]
     t = res["timing_s"]
     shape = f"{s['M']}x{s['N']}x{s['K']}" + (f"x{s['batch']}" if s["batch"] != 1 else "")
-    lines = [f"predict {g['name']} ({g['title']}), shape {shape}: {res['ranked']} of "
-             f"{res['configs']} valid configs ranked in {t['rank']:.2f} s "
-             f"(+{t['search_space']:.2f} s search space, {t['jobs']} process(es))",
+    lines = [(f"predict {g['name']} ({g['title']}), shape {shape}: {res['ranked']} of "
+              f"{res['configs']} valid configs ranked in {t['rank']:.2f} s "
+              f"(+{t['search_space']:.2f} s search space, {t['jobs']} process(es))"),
              "resources: " + ", ".join(f"{n} from {k}" for k, n in res["resources"].items()
                                        if n),
              _estimator_line(res.get("estimator"))]
@@ -76,7 +76,8 @@ def render(res: dict) -> str:
             lines.append(f"     same prediction: {more}{extra}")
         if item.get("versus_next"):
             v = item["versus_next"]
-            lines.append(f"     wins over {v['slower']} ({v['ratio']:.3f}x its time): "
+            digits = 4 if v["ratio"] < 1.001 else 3
+            lines.append(f"     wins over {v['slower']} ({v['ratio']:.{digits}f}x its time): "
                          f"{moved_text(v)}")
         if item.get("verify_status"):
             meas = ms(item.get("measured_s"))

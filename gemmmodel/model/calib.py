@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.errors import GemmModelError
 
 DEFAULT_FIT = {
     "overlap_loss": 1.0,
@@ -86,9 +87,30 @@ def fit_path(gpu: str, root: Path | None = None) -> Path:
     return Path(root or CALIBRATION_DIR) / gpu / "fit.json"
 
 
+def calibration_name(gpu: str, root: Path | None = None) -> str:
+    """The folder name under calibration/ that holds `gpu`'s data: `gpu` itself, else its
+    spec name or one of its aliases ("h100" -> "sm_90" or the other way round); `gpu`
+    when none exists."""
+    base = Path(root or CALIBRATION_DIR)
+    if (base / gpu).is_dir():
+        return gpu
+    try:
+        from gemmmodel.spec import load_spec
+
+        spec = load_spec(gpu)
+    except GemmModelError:  # an unknown name simply has no folder
+        return gpu
+    for name in (spec.name, *getattr(spec, "aliases", ())):
+        if (base / name).is_dir():
+            return name
+    return gpu
+
+
 def load_calib(gpu: str, root: Path | None = None) -> Calib:
     """Read calibration/<gpu>/summary.json (measured values, when present) and fit.json
-    (fitted parameters, when present). A missing folder gives an empty Calib."""
+    (fitted parameters, when present); the folder may be named by the spec name or an
+    alias. A missing folder gives an empty Calib."""
+    gpu = calibration_name(gpu, root)
     folder = Path(root or CALIBRATION_DIR) / gpu
     values: dict = {}
     summary = folder / "summary.json"

@@ -17,7 +17,7 @@ from scipy import stats
 
 from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.model.assemble import assemble
-from gemmmodel.model.calib import DEFAULT_FIT, Calib, fit_path, load_calib
+from gemmmodel.model.calib import DEFAULT_FIT, Calib, calibration_name, fit_path, load_calib
 from gemmmodel.model.combine import components_arrays
 from gemmmodel.model.fit import FIT_PARAMS, fit_theta, predict_times, write_fit
 from gemmmodel.model.samples import (
@@ -130,13 +130,14 @@ def validate_gpu(gpu: str, write: bool = False, root=None) -> dict:
     from gemmmodel.spec import load_spec
 
     spec = load_spec(gpu)
-    calib = load_calib(spec.name, root)
-    samples = calibration_samples(spec.name, spec, root)
+    folder = calibration_name(gpu, root)
+    calib = load_calib(folder, root)
+    samples = calibration_samples(folder, spec, root)
     tables = [table_validation(t) for t in tables_for(spec)]
     if not samples and not tables:
-        raise BadArgument(f"nothing to validate for {spec.name}: no calibration data under "
-                          f"calibration/{spec.name}/ and no shipped table for {spec.arch}")
-    out = {"gpu": spec.name, "targets": TARGETS, "tables": tables}
+        raise BadArgument(f"nothing to validate for {gpu}: no calibration data under "
+                          f"calibration/{folder}/ and no shipped table for {spec.arch}")
+    out = {"gpu": spec.name, "calibration": folder, "targets": TARGETS, "tables": tables}
     if samples:
         res = loko(samples, spec, calib)
         out.update({"method": "leave-one-kernel-out", **res})
@@ -145,8 +146,8 @@ def validate_gpu(gpu: str, write: bool = False, root=None) -> dict:
         full = fit_theta(comps, [s.measured_s for s in kept], training=names)
         out["fit"] = full.to_dict()
         if write:
-            out["fit_path"] = str(write_fit(fit_path(spec.name, root), full, spec.name,
-                                            f"calibration/{spec.name}/ kernels+template"))
+            out["fit_path"] = str(write_fit(fit_path(folder, root), full, folder,
+                                            f"calibration/{folder}/ kernels+template"))
     else:
         first = tables[0]
         out.update({"method": f"shipped table {first['table']} (no fitting)",

@@ -18,8 +18,9 @@ from gemmmodel.errors import BadArgument
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_DIR,
-                              capture_output=True, text=True, timeout=10).stdout.strip()
+        proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_DIR,
+                              capture_output=True, text=True, timeout=10, check=False)
+        return proc.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
 
@@ -53,12 +54,13 @@ def gpu_section(data: dict) -> str:
                      f"{r['measured_s'] * 1e3:.3f}" if r.get("measured_s") else "", err,
                      f"{r['flops'] / 1e12:.2f}", r["bottleneck"], res.get("regs", ""),
                      res.get("headroom", ""), r["facts_source"].split(" (")[0]])
+    fitted = f"fitted on {len(calib.training)} kernels" if calib.fit else "a priori"
     cal = (f"calibration: {calib.source} (measured {', '.join(sorted(calib.values)) or 'none'}"
-           f"; efficiencies {'fitted on ' + str(len(calib.training)) + ' kernels' if calib.fit else 'a priori'})")
+           f"; efficiencies {fitted})")
     parts = [f"<h2>{h.esc(spec.name)}: {h.esc(spec.title)}</h2>",
-             f"<p class=\"note\">{h.esc(spec.arch)}, {spec.compute_units} CUs/SMs, "
-             f"{spec.clock_hz / 1e6:.0f} MHz, FP32 vector peak "
-             f"{spec.fp32_peak_flops / 1e12:.1f} TFLOP/s; {h.esc(cal)}.</p>",
+             (f"<p class=\"note\">{h.esc(spec.arch)}, {spec.compute_units} CUs/SMs, "
+              f"{spec.clock_hz / 1e6:.0f} MHz, FP32 vector peak "
+              f"{spec.fp32_peak_flops / 1e12:.1f} TFLOP/s; {h.esc(cal)}.</p>"),
              f"<p>{h.esc(_stats(data['points']))}</p>",
              f"<h3>Catalogue at {shape}</h3>",
              h.table(["kernel", "predicted ms", "measured ms", "error", "pred. TFLOP/s",

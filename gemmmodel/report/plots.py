@@ -12,8 +12,8 @@ import io
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 PIPE_COLOURS = {"t_issue_s": "#4c72b0", "t_lds_s": "#dd8452", "t_l2_s": "#55a868",
                 "t_dram_s": "#c44e52", "t_spawn_s": "#8172b3"}
