@@ -24,6 +24,7 @@ COMMANDS = [
     "answers",
     "report",
     "ingest",
+    "selection",
 ]
 
 

@@ -80,3 +80,17 @@ def test_cli_errors_are_one_line_exit_2(capsys, argv, message):
     assert main(["calibrate", "--dry-run"] + argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_without_a_gpu_is_one_line_exit_2(capsys, monkeypatch, tmp_path):
+    from gemmmodel import runtime
+    from gemmmodel.errors import NoGpu
+
+    def no_gpu(vendor=None):
+        raise NoGpu("no GPU runtime found: nvidia: cuInit failed")
+
+    monkeypatch.setattr(runtime, "get_runtime", no_gpu)
+    assert main(["calibrate", "--suite", "micro", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no GPU runtime found" in err[0]
+    assert not list(tmp_path.iterdir())          # nothing written without a GPU

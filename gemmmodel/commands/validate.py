@@ -8,9 +8,12 @@ from gemmmodel.commands._common import add_json_flag, emit
 
 def add_parser(sub) -> None:
     p = sub.add_parser("validate", help="validate the model against measured kernel times")
-    p.add_argument("--gpu", required=True, help="GPU spec name or alias (e.g. h200, gfx908)")
+    p.add_argument("--gpu", help="GPU spec name or alias (e.g. h200, gfx908)")
     p.add_argument("--write-fit", action="store_true",
                    help="store the fit on all calibrated kernels as calibration/<gpu>/fit.json")
+    p.add_argument("--selection", action="store_true",
+                   help="score the predicted tile choice against the template sweep "
+                        "(gemmmodel.commands.selection; default GPU: the calibrated NVIDIA one)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -55,5 +58,13 @@ def render(res: dict) -> str:
 def run(args) -> int:
     from gemmmodel.model.validate import validate_gpu
 
+    if args.selection:
+        from gemmmodel.commands import selection
+
+        return selection.run(args)
+    if not args.gpu:
+        from gemmmodel.errors import BadArgument
+
+        raise BadArgument("--gpu is required (or --selection)")
     res = validate_gpu(args.gpu, write=args.write_fit)
     return emit(args, res, render)

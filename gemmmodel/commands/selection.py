@@ -1,0 +1,42 @@
+"""`gemmmodel selection [--gpu G] [--json]` (also `gemmmodel validate --selection`): how close
+the predictor's choice comes to the measured best config of a committed template sweep
+(gemmmodel.predict.selection_summary; issue 8)."""
+
+from __future__ import annotations
+
+from gemmmodel.commands._common import add_json_flag, emit
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("selection", help="score the predicted tile choice against a sweep",
+                       description="Per shape of calibration/<gpu>/template.csv: the measured "
+                                   "best config, the predicted choice, top1/top3 percent of "
+                                   "best.")
+    p.add_argument("--gpu", help="calibrated GPU (default: the calibrated NVIDIA GPU)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def render(res: dict) -> str:
+    lines = [f"selection on {res['gpu']} ({res['folder']}): predictions {res['predictions']}"
+             + ("; in-sample: the fit's training set includes template configs"
+                if res["in_sample"] else "")]
+    lines.append(f"  {'shape':<18} {'configs':>7} {'top1 % of best':>14} {'top3 % of best':>14}"
+                 f" {'rank of best':>12}  best / predicted choice")
+    for r in res["shapes"]:
+        lines.append(f"  {r['shape']:<18} {r['configs']:>7} {r['top1_pct_of_best']:>14.1f} "
+                     f"{r['top3_pct_of_best']:>14.1f} {r['best_predicted_rank']:>12}  "
+                     f"{r['best_config']} / {r['top1_config']}")
+    if res["shapes"]:
+        lines.append(f"  mean: top1 {res['mean_top1_pct_of_best']:.1f}%, top3 "
+                     f"{res['mean_top3_pct_of_best']:.1f}% of the measured best")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from gemmmodel.answers_more import default_nvidia
+    from gemmmodel.predict import selection_summary
+    from gemmmodel.spec import load_spec
+
+    gpu = load_spec(args.gpu).name if getattr(args, "gpu", None) else default_nvidia()
+    return emit(args, selection_summary(gpu), render)
