@@ -62,7 +62,7 @@ def q5(amd, nv) -> dict:
         "different times, and the wave may go on before any arrives. Only an s_waitcnt "
         "lgkmcnt makes the registers valid; lanes whose group has not been served still hold "
         "the old value, which is why only some lanes read wrong data."),
-        "From the catalogue notes of the assembly kernels: " + (" ".join(cause[:4]) or
+        "From the catalogue notes of the assembly kernels: " + (" ".join(cause[:2]) or
                                                                  "(no notes)"),
     ]
     return {"answer": answer, "table": table,
@@ -112,13 +112,15 @@ def q6(amd, nv) -> dict:
                       f"{ifs[0]['change']} ({ifs[0]['gain']:.2f}x)" if ifs else "-",
                       f"{top['name']} ({gain_tpl:.2f}x)"])
         data.append({"gpu": ctx.spec.name, "kernel": kid, "what_if": ifs[:3],
+                     "basis": "fastest measured" if timed else "fastest predicted",
                      "template": top["name"], "template_gain": gain_tpl})
     answer = [("Start from the bottleneck the model names and the headroom line of the "
               "occupancy (which resource limits residency and what would lift it), then let "
               "the model try changes before writing code: single-parameter variants of the "
               "best kernel and the ranked tile template (`gemmmodel predict`).")]
     for d in data:
-        answer.append(f"{d['gpu']}: from kernel {d['kernel']}, "
+        answer.append(f"{d['gpu']}: from kernel {d['kernel']} ({d['basis']} catalogue "
+                      "kernel), "
                       + (f"the best single change is {d['what_if'][0]['change']} "
                          f"({d['what_if'][0]['gain']:.2f}x predicted); " if d["what_if"] else "")
                       + f"the best template config {d['template']} is predicted "

@@ -36,10 +36,12 @@ class Measured:
     time_s: float
     source: str
     note: str = ""
+    profile: tuple = ()        # (profiler quantity, value SI, model term) of ingested data
 
     def to_dict(self) -> dict:
         return {"kernel": self.kernel, "shape": list(self.shape), "time_s": self.time_s,
-                "source": self.source, "note": self.note}
+                "source": self.source, "note": self.note,
+                "profile": [list(p) for p in self.profile]}
 
 
 def missing(value) -> bool:
@@ -127,9 +129,11 @@ def _calibration_rows(spec, root=None) -> list[Measured]:
 def _ingested_rows(spec, root=None) -> list[Measured]:
     from gemmmodel.ingest import ingested_times
 
+    from gemmmodel.ingest import model_counterparts
+
     return [Measured(r["kernel"], tuple(r["shape"]), float(r["time_s"]),
                      f"ingested {r['tool']} ({r['file'].rsplit('/', 1)[-1]})",
-                     f"median of {r['launches']} launch(es)")
+                     f"median of {r['launches']} launch(es)", model_counterparts(r))
             for r in ingested_times(spec.name, root)]
 
 
@@ -205,7 +209,10 @@ def predict_ref(ref, spec, shape, calib=None, allow_compile: bool = True, root=N
     """(Prediction, facts, facts source) of a resolved kernel on `spec` at `shape`."""
     from gemmmodel.model import predict_kernel
 
-    m, n, k, _ = shape
+    m, n, k, batch = shape
+    if batch > 1 and ref.kind == "catalogue":
+        raise BadArgument(f"kernel {ref.name} computes one GEMM per launch: give MxNxK, or a "
+                          "tile config for MxNxKxBATCH")
     ref.check_shape(m, n, k)
     facts, source = kernel_facts(ref, spec, allow_compile, root)
     return predict_kernel(kernel_params(ref, spec), facts, spec, shape, calib), facts, source
@@ -230,9 +237,23 @@ def resources(pred, spec) -> dict:
 
 
 # ---- the explanation ------------------------------------------------------------------------
-def _errors(pred_s: float, rows: list[Measured]) -> list[dict]:
-    return [{**m.to_dict(), "predicted_s": pred_s,
-             "error": (pred_s - m.time_s) / m.time_s} for m in rows]
+def _errors(pred, rows: list[Measured]) -> list[dict]:
+    """Measured rows with the prediction's error and, for profiled counters, the model's
+    value of the same quantity."""
+    out = []
+    for m in rows:
+        row = {**m.to_dict(), "predicted_s": pred.time_s,
+               "error": (pred.time_s - m.time_s) / m.time_s}
+        compared = []
+        for name, value, term in m.profile:
+            t = pred.root.find(term)
+            compared.append({"counter": name, "measured": value, "term": term,
+                             "model": None if t is None else (
+                                 t.inputs.get("regs", t.value) if term == "resources"
+                                 else t.value)})
+        row["profile"] = compared
+        out.append(row)
+    return out
 
 
 def _step(ref, spec, shape, calib, pred, measured, allow_compile, root) -> dict | None:
@@ -296,7 +317,7 @@ def explain_kernel(name: str, gpu: str | None = None, size=None, allow_compile: 
         "calibration": {"folder": calib.source, "measured_values": sorted(calib.values),
                         "fit": calib.theta(), "fitted": bool(calib.fit),
                         "training_set": list(calib.training)},
-        "measured": _errors(pred.time_s, rows),
+        "measured": _errors(pred, rows),
         "step": _step(ref, spec, shape, calib, pred, measured, allow_compile, root),
     }
 

@@ -131,6 +131,10 @@ def render_explain(res: dict, depth: int = 3) -> str:
             note = f" ({m['note']})" if m.get("note") else ""
             lines.append(f"  {m['source']}{note}: measured {ms(m['time_s'])}, predicted "
                          f"{ms(m['predicted_s'])}, error {pct(m['error'])}")
+            for p in m.get("profile", []):
+                unit = "B" if p["term"].endswith("bytes") else ""
+                lines.append(f"    profiler {p['counter']} = {value_text(p['measured'], unit)}"
+                             f"; model {p['term']} = {value_text(p['model'], unit)}")
     else:
         lines.append("  no measurement of this kernel at this shape on this GPU")
     if res.get("step"):

@@ -55,6 +55,14 @@ REG_METRICS = ("launch__registers_per_thread", "Registers Per Thread", "arch_vgp
                "VGPR_Count")
 LDS_METRICS = ("launch__shared_mem_per_block_static", "Static Shared Memory Per Block", "lds",
                "LDS_Block_Size")
+#: Profiler quantities with a model counterpart: name -> (model Term name, export unit is
+#: converted to SI with UNIT_SI). Registers compare with the `resources` term.
+COUNTERPARTS = {
+    "dram__bytes_read.sum": "dram_bytes", "dram__bytes.sum": "dram_bytes",
+    "lts__t_bytes.sum": "l2_bytes", "launch__registers_per_thread": "resources",
+    "Registers Per Thread": "resources", "arch_vgpr": "resources", "vgpr": "resources",
+    "VGPR_Count": "resources",
+}
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -300,6 +308,15 @@ def ingest(path, tool: str, gpu: str | None = None, size: tuple | None = None,
             "timed": sum(1 for r in rows if r["time_s"] is not None),
             "with_shape": sum(1 for r in rows if r["K"] is not None and r["M"] is not None),
             "unidentified": sorted(unknown), "rows": rows}
+
+
+def model_counterparts(rec: dict) -> tuple:
+    """((counter, SI value, model term), …) of an ingested record's counters."""
+    out = []
+    for name, (value, unit) in sorted(rec.get("counters", {}).items()):
+        if name in COUNTERPARTS and value is not None:
+            out.append((name, _si(float(value), unit or ""), COUNTERPARTS[name]))
+    return tuple(out)
 
 
 def _int(text):

@@ -122,6 +122,8 @@ def test_explain_shows_ingested_time(fixtures_dir, tmp_path):
     assert ing["time_s"] == pytest.approx((11.2e-3 + 11.18e-3) / 2)
     assert ing["error"] == pytest.approx((res["prediction"]["time_s"] - ing["time_s"])
                                          / ing["time_s"])
+    regs = next(p for p in ing["profile"] if p["counter"] == "arch_vgpr")
+    assert regs["measured"] == 88 and regs["model"] == res["resources"]["regs"]
 
 
 def test_cli_ingest_json_and_errors(fixtures_dir, tmp_path, capsys, monkeypatch):

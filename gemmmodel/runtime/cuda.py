@@ -14,8 +14,10 @@ argument; cuOccupancyMaxActiveBlocksPerMultiprocessor; cuFuncGetAttribute), NVRT
 from __future__ import annotations
 
 import ctypes
+import os
 import subprocess
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,7 @@ from gemmmodel.runtime.base import (
     Module,
     Runtime,
     pack_param_array,
+    source_key,
     to_ctypes,
 )
 
@@ -116,6 +119,26 @@ def nvrtc_compile(source_text: str, name: str, options: Sequence[str],
         return bytes(cubin), log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def cubin_cache_path(source_text: str, options: Sequence[str],
+                     entries: Sequence[str]) -> Path | None:
+    """Where a compiled cubin is kept when env GEMMMODEL_CUBIN_CACHE names a folder, else None.
+
+    The key is source_key(source, options, entries), so a cached cubin is reused only for the
+    very same source text and options. gemmmodel.runtime.precompile fills this folder from a
+    pool of processes before a sweep (NVRTC needs no GPU)."""
+    folder = os.environ.get("GEMMMODEL_CUBIN_CACHE")
+    if not folder:
+        return None
+    return Path(folder) / f"{source_key(source_text, options, entries)}.cubin"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def _nvml_clocks(bus_id: str) -> dict[str, Any] | None:
@@ -267,11 +290,17 @@ class CudaRuntime(Runtime):
     # ---- compile ----------------------------------------------------------------
     def _compile(self, source_text: str, name: str, entries: Sequence[str],
                  options: list[str]) -> Module:
-        try:
-            cubin, log = nvrtc_compile(source_text, name, options, self.nvrtc)
-        except (OSError, RuntimeError) as err:  # libnvrtc not found by cuda-pathfinder
-            raise ToolMissing("NVRTC library not found (pip install nvidia-cuda-nvrtc, or "
-                              f"the CUDA toolkit): {str(err).splitlines()[0]}") from err
+        cached = cubin_cache_path(source_text, options, entries)
+        if cached is not None and cached.exists():
+            cubin, log = cached.read_bytes(), ""
+        else:
+            try:
+                cubin, log = nvrtc_compile(source_text, name, options, self.nvrtc)
+            except (OSError, RuntimeError) as err:  # libnvrtc not found by cuda-pathfinder
+                raise ToolMissing("NVRTC library not found (pip install nvidia-cuda-nvrtc, or "
+                                  f"the CUDA toolkit): {str(err).splitlines()[0]}") from err
+            if cached is not None:
+                write_atomic(cached, cubin)
         d = self.driver
         image = np.frombuffer(cubin, dtype=np.uint8)
         handle = check_cu(d, d.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")

@@ -1,0 +1,224 @@
+"""GPU acceptance runs of issues 4 and 8, run on the device machine.
+
+    python3 tools/device/acceptance.py precompile          # fill the cubin cache (all CPUs)
+    python3 tools/device/acceptance.py fuzz --n 1000       # strided-batched fuzz (issue 4)
+    python3 tools/device/acceptance.py edges               # every config at a non-multiple shape
+    python3 tools/device/acceptance.py sweep --shapes …    # every config at the selection shapes
+
+Each mode writes CSV/JSON under --out and prints a short summary. Correctness rule: relative
+error ||C - ref|| / ||ref|| < 1e-5 against float64, NaN-poisoned outputs (gemmmodel.runtime
+.check); the batched fuzz also applies the element-wise bound of gemmmodel.batched_cases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from gemmmodel import catalogue  # noqa: E402
+from gemmmodel.runtime.precompile import CompileJob, precompile  # noqa: E402
+
+#: Issue 8's shapes (M, N, K, batch): square, skinny, K-heavy, the three contest cases.
+SELECTION_SHAPES = ((2048, 2048, 2048, 1), (4096, 4096, 4096, 1), (8192, 8192, 8192, 1),
+                    (8192, 256, 8192, 1), (256, 8192, 4096, 1), (1024, 1024, 16384, 1),
+                    (64, 64, 32, 30), (128, 128, 64, 20), (128, 512, 256, 10))
+EDGE_SHAPE = (257, 263, 67)
+
+
+def _space(rt):
+    from gemmmodel.calibrate.suites import gpu_dir_name
+    from gemmmodel.template import search_space
+
+    _, spec = gpu_dir_name(rt.device_info()["name"])
+    return search_space(spec)
+
+
+def _runtime():
+    from gemmmodel.runtime import get_runtime
+
+    return get_runtime("nvidia")
+
+
+def cmd_precompile(args) -> dict:
+    from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines
+
+    rt = _runtime()
+    jobs = [CompileJob(e.source, (e.entry,)) for e in catalogue.load_catalogue().values()]
+    for cfg in _space(rt):
+        for edge in (False, True):
+            plan = cfg.plan(4096, 4096, 4096) if not edge else cfg.plan(*EDGE_SHAPE)
+            jobs.append(CompileJob(plan.source, (plan.entry,), dict(plan.defines)))
+        jobs.append(CompileJob(plan.source, tuple(BATCHED_ENTRIES.values()),
+                               tile_defines(cfg, batched=True)))
+    t0 = time.time()
+    out = precompile(jobs, rt.arch_flag(), workers=args.workers)
+    out["seconds"] = round(time.time() - t0, 1)
+    out["jobs"] = len(jobs)
+    return out
+
+
+def cmd_fuzz(args) -> dict:
+    from gemmmodel.batched_cases import check_case, fuzz_cases
+
+    rt = _runtime()
+    rows, failures = [], []
+    for i, case in enumerate(fuzz_cases(args.n, seed=args.seed)):
+        res = check_case(case, runtime=rt)
+        ok = bool(res["passed"] and res["rel_err"] < 1e-5)
+        rows.append({"i": i, "passed": ok, "rel_err": res["rel_err"],
+                     "max_err_over_bound": res["max_err_over_bound"]})
+        if not ok:
+            failures.append(res)
+        if i % 100 == 0:
+            print(f"[fuzz {i}/{args.n}] failures so far {len(failures)}", file=sys.stderr)
+    summary = {"cases": len(rows), "failures": len(failures),
+               "max_rel_err": max(r["rel_err"] for r in rows),
+               "max_err_over_bound": max(r["max_err_over_bound"] for r in rows),
+               "first_failures": failures[:10]}
+    (Path(args.out) / "batched_fuzz.json").write_text(json.dumps(summary, indent=1, default=str))
+    return {k: v for k, v in summary.items() if k != "first_failures"}
+
+
+def cmd_edges(args) -> dict:
+    from gemmmodel.runtime.check import check_gemm
+
+    rt = _runtime()
+    m, n, k = EDGE_SHAPE
+    rows = []
+    for cfg in _space(rt):
+        plan = cfg.plan(m, n, k)
+        module = rt.compile_plan(plan)
+
+        def launch(a, b, c, alpha=1.0, beta=0.0, plan=plan, module=module):
+            rt.launch_plan(module, plan, m, n, k, alpha, a, b, beta, c)
+
+        res = check_gemm(rt, launch, m, n, k, alpha=0.75, beta=0.0)
+        rows.append({"config": cfg.name, "shape": f"{m}x{n}x{k}", "rel_err": res.rel_err,
+                     "nonfinite": res.nonfinite, "passed": res.passed})
+    _write_csv(Path(args.out) / "template_edges.csv", rows)
+    bad = [r["config"] for r in rows if not r["passed"]]
+    return {"configs": len(rows), "failed": len(bad), "failed_configs": bad[:20],
+            "max_rel_err": max(r["rel_err"] for r in rows)}
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _time_config(rt, cfg, shape, sets, budget_s):
+    from gemmmodel.batched import check_arguments, compile_batched, kernel_args, launch_spec
+    from gemmmodel.runtime.measure import bench
+
+    m, n, k, batch = shape
+    if batch == 1:
+        plan = cfg.plan(m, n, k)
+        module = rt.compile_plan(plan)
+
+        def launch(i):
+            a, b, c = sets[i]
+            rt.launch_plan(module, plan, m, n, k, 1.0, a, b, 0.0, c)
+    else:
+        # column-major (BLAS) arguments of the row-major M x N problem: C^T = B^T A^T
+        prob = check_arguments("N", "N", n, m, k, 1.0, n, k * n, k, m * k, 0.0, n, m * n,
+                               batch)
+        module = compile_batched(rt, cfg)
+        entry, grid, block = launch_spec(prob, cfg)
+
+        def launch(i):
+            a, b, c = sets[i]
+            rt.launch(module, entry, grid, block, kernel_args(prob, b, a, c))
+    est = rt.time_s(lambda: launch(0))
+    inner = 1 if est > 50e-6 else min(64, int(200e-6 / max(est, 1e-7)) + 1)
+    return bench(launch, timer=rt.time_s, n_rotations=len(sets), inner=inner,
+                 budget_s=budget_s, min_reps=5, warmup=2)
+
+
+def cmd_sweep(args) -> dict:
+    from gemmmodel.runtime.measure import rotations_needed
+
+    rt = _runtime()
+    info = rt.device_info()
+    space = _space(rt)
+    out = Path(args.out) / "selection_sweep.csv"
+    done = set()
+    if out.exists():
+        with out.open() as fh:
+            done = {(r["shape"], r["config"]) for r in csv.DictReader(fh)}
+    new_file = not out.exists()
+    fh = out.open("a", newline="")
+    writer = csv.DictWriter(fh, fieldnames=["gpu", "shape", "config", "median_s", "p20_s",
+                                            "p80_s", "reps", "noisy", "tflops", "error"])
+    if new_file:
+        writer.writeheader()
+    t_start = time.time()
+    shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+    for shape in shapes:
+        shape = shape + (1,) * (4 - len(shape))
+        m, n, k, batch = shape
+        name = "x".join(map(str, shape))
+        per_set = 4 * batch * (m * k + k * n + m * n)
+        n_sets = rotations_needed(per_set, info.get("l2_bytes"))
+        rng = np.random.default_rng(len(done) + m + n + k)
+        host = [rng.uniform(-1, 1, size=batch * r * c).astype(np.float32)
+                for r, c in ((m, k), (k, n), (m, n))]
+        sets = [tuple(rt.upload(h) for h in host) for _ in range(n_sets)]
+        t_shape = time.time()
+        for j, cfg in enumerate(space):
+            if (name, cfg.name) in done:
+                continue
+            if time.time() - t_start > args.budget_s:
+                print("[sweep] budget spent; rerun to resume", file=sys.stderr)
+                fh.close()
+                return {"stopped": "budget", "rows": len(done)}
+            row = {"gpu": info.get("name"), "shape": name, "config": cfg.name}
+            try:
+                res = _time_config(rt, cfg, shape, sets, args.per_config_s)
+                row.update(median_s=res.median_s, p20_s=res.p20_s, p80_s=res.p80_s,
+                           reps=res.reps, noisy=res.noisy,
+                           tflops=2.0 * m * n * k * batch / res.median_s / 1e12, error="")
+            except Exception as err:  # recorded: an invalid launch must not stop the sweep
+                row.update(error=f"{type(err).__name__}: {str(err)[:160]}")
+            writer.writerow(row)
+            fh.flush()
+            done.add((name, cfg.name))
+        for bufs in sets:
+            for b in bufs:
+                rt.free(b)
+        print(f"[sweep] {name}: {len(space)} configs in {time.time() - t_shape:.1f} s",
+              file=sys.stderr)
+    fh.close()
+    return {"rows": len(done), "seconds": round(time.time() - t_start, 1)}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["precompile", "fuzz", "edges", "sweep"])
+    p.add_argument("--out", default=os.environ.get("OUT", "."))
+    p.add_argument("--n", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SELECTION_SHAPES))
+    p.add_argument("--budget-s", type=float, default=400.0)
+    p.add_argument("--per-config-s", type=float, default=0.12)
+    args = p.parse_args()
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    result = {"precompile": cmd_precompile, "fuzz": cmd_fuzz, "edges": cmd_edges,
+              "sweep": cmd_sweep}[args.mode](args)
+    print(json.dumps({args.mode: result}, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
