@@ -127,9 +127,7 @@ def _calibration_rows(spec, root=None) -> list[Measured]:
 
 
 def _ingested_rows(spec, root=None) -> list[Measured]:
-    from gemmmodel.ingest import ingested_times
-
-    from gemmmodel.ingest import model_counterparts
+    from gemmmodel.ingest import ingested_times, model_counterparts
 
     return [Measured(r["kernel"], tuple(r["shape"]), float(r["time_s"]),
                      f"ingested {r['tool']} ({r['file'].rsplit('/', 1)[-1]})",
@@ -166,6 +164,14 @@ def device_registers(gpu: str, root=None) -> dict:
     return {str(c): int(v) for c, v in zip(sel["config"], sel["value"]) if not missing(v)}
 
 
+@lru_cache(maxsize=1)
+def _facts_table():
+    """The committed compile-facts table (read once per process); BadArgument if absent."""
+    from gemmmodel.compile import load_compile_facts
+
+    return load_compile_facts()
+
+
 def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[object, str]:
     """(facts or None, where the resources come from) for a catalogue or template KernelRef
     (order in the module docstring)."""
@@ -175,7 +181,8 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[obje
         try:
             from gemmmodel.compile import facts_for
 
-            return facts_for(ref.name, spec), "compile-facts table (calibration/compile_facts.csv)"
+            return (facts_for(ref.name, spec, table=_facts_table()),
+                    "compile-facts table (calibration/compile_facts.csv)")
         except GemmModelError:
             pass
         source, entry, defines = ref.entry.source, ref.entry.entry, {}

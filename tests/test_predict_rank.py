@@ -176,6 +176,10 @@ def test_selection_summary_scores_the_choice(tmp_path):
         t = {c.name: 1.0 / model(c, tuple(map(int, row["shape"].split("x"))) ) for c in configs}
         assert row["top1_pct_of_best"] == pytest.approx(100 * min(t.values()) / max(t.values()))
         assert row["top1_pct_of_best"] <= row["top3_pct_of_best"] <= 100
+    from gemmmodel.commands.selection import render
+
+    text = render(res2)
+    assert "top1 % of best" in text and "1024x1024x1024" in text
     path = record_predictions(other)
     assert path.name == "predictions_template.csv"
     res3 = selection_summary(other)
@@ -229,3 +233,11 @@ def test_verify_on_a_fake_runtime():
     meas = [i["measured_s"] for i in out["top"]]
     by_time = [i["name"] for _, i in sorted(zip(meas, out["top"]), key=lambda p: p[0])]
     assert out["verify"]["measured_order"] == by_time
+
+
+def test_validate_selection_without_sweep_is_one_line(capsys):
+    assert main(["validate", "--selection", "--gpu", "gfx906"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gfx906" in err
+    assert main(["validate"]) == 2
+    assert "--gpu" in capsys.readouterr().err

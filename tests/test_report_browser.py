@@ -76,3 +76,28 @@ def test_report_cli_writes_the_file(tmp_path, capsys):
     assert main(["report", "--gpu", "gfx906", "-o", str(tmp_path), "--json"]) == 0
     out = capsys.readouterr().out
     assert (tmp_path / "report-gfx906.html").is_file() and "report-gfx906.html" in out
+
+
+def test_report_data_reads_calibration_sweeps(tmp_path):
+    """Calibration rows (catalogue kernels, template configs, vendor BLAS) become measured
+    points, measured times in the kernel table and measured speedups on lineage edges."""
+    from gemmmodel.calibrate.store import ResultStore, params_text
+    from gemmmodel.report.data import gpu_data
+
+    rows = []
+    for name, params, t in (("kernel", {"kernel": "7.3", "M": 4096, "N": 4096, "K": 4096}, 4e-3),
+                            ("kernel", {"kernel": "7.4", "M": 4096, "N": 4096, "K": 4096}, 3e-3),
+                            ("template", {"config": "128x128x8/8x8", "M": 4096, "N": 4096,
+                                          "K": 4096}, 5e-3),
+                            ("cublas", {"M": 4096, "N": 4096, "K": 4096}, 2.7e-3)):
+        suite = "template" if name == "template" else "kernels"
+        rows.append({"provenance_id": "t", "suite": suite, "name": name,
+                     "params": params_text(params), "status": "ok", "time_s": t,
+                     "quantity": "flop_per_s", "value": 1.0, "check_passed": True})
+    ResultStore(tmp_path / "h200").append(rows)
+    data = gpu_data("h200", root=tmp_path)
+    assert data["kernels"]["7.4"]["measured_s"] == 3e-3
+    edge = next(e for e in data["edges"] if (e["parent"], e["child"]) == ("7.3", "7.4"))
+    assert edge["measured_speedup"] == pytest.approx(4 / 3)
+    kinds = sorted(p["kind"] for p in data["points"])
+    assert kinds == ["catalogue", "catalogue", "template"]          # vendor rows not plotted

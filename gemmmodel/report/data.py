@@ -18,7 +18,7 @@ from gemmmodel.explain import (
 )
 
 #: Scatter points per GPU at most (the template sweep can be large; kept in file order).
-MAX_POINTS = 600
+MAX_POINTS = 3000
 
 
 def _row(ref, spec, shape, calib, root) -> dict | None:

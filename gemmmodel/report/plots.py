@@ -128,7 +128,8 @@ def term_stacks(data: dict) -> str:
     handles += [plt.Rectangle((0, 0), 1, 1, color=c) for c in ("#bbbbbb", "#937860", "#da8bc3")]
     labels = [f"{p} (dominant)" for p in PIPE_COLOURS] + ["not overlapped", "t_latency_s",
                                                            "launch + ramp"]
-    ax.legend(handles, labels, fontsize=7, loc="lower right")
+    ax.legend(handles, labels, fontsize=7, loc="upper center", ncol=4,
+              bbox_to_anchor=(0.5, -0.06 - 1.0 / (0.28 * len(names) + 1.2)))
     ax.set_yticks(np.arange(len(names)), names, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(0, limit)

@@ -103,7 +103,7 @@ def cmd_edges(args) -> dict:
 
         res = check_gemm(rt, launch, m, n, k, alpha=0.75, beta=0.0)
         rows.append({"config": cfg.name, "shape": f"{m}x{n}x{k}", "rel_err": res.rel_err,
-                     "nonfinite": res.nonfinite, "passed": res.passed})
+                     "nan_count": res.nan_count, "passed": res.passed})
     _write_csv(Path(args.out) / "template_edges.csv", rows)
     bad = [r["config"] for r in rows if not r["passed"]]
     return {"configs": len(rows), "failed": len(bad), "failed_configs": bad[:20],
