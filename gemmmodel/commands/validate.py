@@ -9,6 +9,8 @@ from gemmmodel.commands._common import add_json_flag, emit
 def add_parser(sub) -> None:
     p = sub.add_parser("validate", help="validate the model against measured kernel times")
     p.add_argument("--gpu", help="GPU spec name or alias (e.g. h200, gfx908)")
+    p.add_argument("--fit-shapes", type=lambda t: t.split(","), default=None,
+                   metavar="MxNxK,…", help="with --write-fit: fit only samples of these shapes")
     p.add_argument("--write-fit", action="store_true",
                    help="store the fit on all calibrated kernels as calibration/<gpu>/fit.json")
     p.add_argument("--selection", action="store_true",
@@ -66,5 +68,5 @@ def run(args) -> int:
         from gemmmodel.errors import BadArgument
 
         raise BadArgument("--gpu is required (or --selection)")
-    res = validate_gpu(args.gpu, write=args.write_fit)
+    res = validate_gpu(args.gpu, write=args.write_fit, fit_shapes=args.fit_shapes)
     return emit(args, res, render)

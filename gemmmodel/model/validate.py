@@ -121,12 +121,15 @@ def table_validation(table: str, calib: Calib | None = None) -> dict:
             "rows": rows}
 
 
-def validate_gpu(gpu: str, write: bool = False, root=None) -> dict:
+def validate_gpu(gpu: str, write: bool = False, root=None,
+                 fit_shapes: list[str] | None = None) -> dict:
     """Everything `gemmmodel validate --gpu G` reports (see module docstring).
 
     The top-level n / mape / kendall_tau / rows are the LOKO results where the GPU has
     calibration data, else those of its shipped table. `write` stores the fit on all
-    samples as calibration/<gpu>/fit.json."""
+    samples as calibration/<gpu>/fit.json; `fit_shapes` (e.g. ["1024x1024x1024"]) restricts
+    that stored fit to samples of those shapes, so that other shapes stay unseen by any fit
+    (issue 8's selection shapes). The LOKO figures always use every sample."""
     from gemmmodel.spec import load_spec
 
     spec = load_spec(gpu)
@@ -141,13 +144,18 @@ def validate_gpu(gpu: str, write: bool = False, root=None) -> dict:
     if samples:
         res = loko(samples, spec, calib)
         out.update({"method": "leave-one-kernel-out", **res})
-        comps, kept = _components(samples, spec, calib)
+        train = [s for s in samples if not fit_shapes or s.shape_text in fit_shapes]
+        if not train:
+            raise BadArgument(f"no calibration sample has a shape in {fit_shapes}")
+        comps, kept = _components(train, spec, calib)
         names = sorted({s.kernel for s in kept})
         full = fit_theta(comps, [s.measured_s for s in kept], training=names)
         out["fit"] = full.to_dict()
         if write:
+            shapes = ", ".join(sorted({s.shape_text for s in kept}))
             out["fit_path"] = str(write_fit(fit_path(folder, root), full, folder,
-                                            f"calibration/{folder}/ kernels+template"))
+                                            f"calibration/{folder}/ kernels+template at "
+                                            f"shapes {shapes}"))
     else:
         first = tables[0]
         out.update({"method": f"shipped table {first['table']} (no fitting)",
