@@ -118,31 +118,45 @@ def _fmt(x, spec=".2f", suffix="x") -> str:
     return "-" if x is None else f"{x:{spec}}{suffix}"
 
 
-def q1(amd: Ctx, nv: Ctx) -> dict:
-    table = [["step", f"measured {amd.spec.name}", f"predicted {amd.spec.name}",
-              "term that moved", f"predicted {nv.spec.name}"]]
-    steps, nv_steps = _steps(amd), {s["step"]: s for s in _steps(nv)}
-    for s in steps:
-        table.append([s["step"], _fmt(s["measured"]), _fmt(s["predicted"]), s["lead"],
-                      _fmt(nv_steps.get(s["step"], {}).get("predicted"))])
+def _step_stats(steps: list[dict]) -> dict:
     both = [s for s in steps if s["measured"]]
     agree = [s for s in both if direction(s["measured"]) == direction(s["predicted"])]
     rho = stats.spearmanr([s["measured"] for s in both],
                           [s["predicted"] for s in both]).statistic if len(both) > 2 else None
     worst = sorted(both, key=lambda s: -abs(math.log(s["measured"] / s["predicted"])))[:3]
-    answer = [
-        (f"Each step's speedup is the ratio of two predicted times, and the model names the "
-        f"term that changed (the Term tree of `gemmmodel explain --kernel ID`). On "
-        f"{amd.spec.name}, {len(both)} steps have a measured speedup; the model gets the "
-        f"direction (faster / same within {BAND:.0%} / slower) of {len(agree)} right, Spearman "
-        f"rho of measured vs predicted speedups {_fmt(rho, '.2f', '')}."),
-        "Largest misses: " + "; ".join(
-            f"{s['step']} measured {_fmt(s['measured'])} vs predicted {_fmt(s['predicted'])} "
-            f"(term: {s['lead']})" for s in worst) + ".",
-    ]
+    return {"measured_steps": len(both), "direction_agree": len(agree), "rho": rho,
+            "worst": worst}
+
+
+def q1(amd: Ctx, nv: Ctx) -> dict:
+    table = [["step", f"measured {amd.spec.name}", f"predicted {amd.spec.name}",
+              "term that moved", f"measured {nv.spec.name}", f"predicted {nv.spec.name}",
+              f"term ({nv.spec.name})"]]
+    steps, nv_list = _steps(amd), _steps(nv)
+    nv_steps = {s["step"]: s for s in nv_list}
+    for s in steps:
+        n = nv_steps.get(s["step"], {})
+        table.append([s["step"], _fmt(s["measured"]), _fmt(s["predicted"]), s["lead"],
+                      _fmt(n.get("measured")), _fmt(n.get("predicted")), n.get("lead", "-")])
+    answer = [("Each step's speedup is the ratio of two predicted times, and the model names "
+              "the term that changed (the Term tree of `gemmmodel explain --kernel ID`).")]
+    data = {}
+    for ctx, lst in ((amd, steps), (nv, nv_list)):
+        st = _step_stats(lst)
+        data[ctx.spec.name] = {k: v for k, v in st.items() if k != "worst"}
+        if not st["measured_steps"]:
+            answer.append(f"{ctx.spec.name}: no measured steps at this shape.")
+            continue
+        answer.append(
+            f"{ctx.spec.name}: {st['measured_steps']} steps have a measured speedup; the "
+            f"model gets the direction (faster / same within {BAND:.0%} / slower) of "
+            f"{st['direction_agree']} right, Spearman rho of measured vs predicted speedups "
+            f"{_fmt(st['rho'], '.2f', '')}. Largest misses: " + "; ".join(
+                f"{s['step']} measured {_fmt(s['measured'])} vs predicted "
+                f"{_fmt(s['predicted'])} (term: {s['lead']})" for s in st["worst"]) + ".")
     return {"answer": answer, "table": table,
             "data": {"steps": [{k: v for k, v in s.items() if k != "diff"} for s in steps],
-                     "direction_agree": len(agree), "measured_steps": len(both), "rho": rho}}
+                     **data[amd.spec.name], "per_gpu": data}}
 
 
 def _share(pred) -> dict:

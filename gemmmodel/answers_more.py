@@ -62,7 +62,7 @@ def q5(amd, nv) -> dict:
         "different times, and the wave may go on before any arrives. Only an s_waitcnt "
         "lgkmcnt makes the registers valid; lanes whose group has not been served still hold "
         "the old value, which is why only some lanes read wrong data."),
-        "From the catalogue notes of the assembly kernels: " + (" ".join(cause[:2]) or
+        "From the catalogue notes of the assembly kernels: " + (" ".join(cause[:1]) or
                                                                  "(no notes)"),
     ]
     return {"answer": answer, "table": table,

@@ -49,6 +49,17 @@ def missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def param_text(row: dict, key: str) -> str:
+    """A measurement parameter as written in the store's `params` text ("kernel=7.4;M=…"):
+    the parsed column would turn the id "7" into the float 7.0."""
+    for part in str(row.get("params", "")).split(";"):
+        name, _, value = part.partition("=")
+        if name == key:
+            return value
+    value = row.get(key)
+    return "" if missing(value) else str(value)
+
+
 def default_gpu() -> str:
     from gemmmodel.spec import list_specs
 
@@ -109,7 +120,7 @@ def _calibration_rows(spec, root=None) -> list[Measured]:
                 continue
             name = str(row.get("name"))
             if name in ("kernel", "template"):
-                kernel = str(row.get(key) or "")
+                kernel = param_text(row, key)
             elif name.startswith(("occupancy", "launch")) or suite == "batched":
                 continue
             else:
@@ -161,7 +172,8 @@ def device_registers(gpu: str, root=None) -> dict:
         return {}
     sel = df[(df["name"] == "occupancy_template") & (df["quantity"] == "regs_per_thread")
              & (df["status"] == "ok")]
-    return {str(c): int(v) for c, v in zip(sel["config"], sel["value"]) if not missing(v)}
+    return {param_text(r, "config"): int(r["value"]) for r in sel.to_dict("records")
+            if not missing(r["value"])}
 
 
 @lru_cache(maxsize=1)

@@ -4,19 +4,20 @@ For each swept shape of calibration/<gpu>/template.csv (configs timed on the GPU
 predictor's choice is scored against the measured best:
   top1_pct_of_best = 100 * best measured time / measured time of the config predicted fastest
   top3_pct_of_best = 100 * best measured time / best measured time among the 3 predicted fastest
-(100 = the predictor picked the measured best). Only measured configs compete, so the
-score says how well the model orders what was timed.
+(100 = the predictor picked the measured best). Only configs that were both predicted and
+measured compete, so the score says how well the model orders what was timed.
 
-Predictions: calibration/<gpu>/predictions_template.csv when it exists ("recorded":
-written by `record_predictions`, with the date, the commit and whether the efficiencies were
-fitted and on which training set), else computed now with the current model. When the fit's
-training set includes template configs, the template predictions are in-sample: the result
-says so (`in_sample`).
+Predictions: the RECORDED ranking calibration/<gpu>/selection_predictions.csv (shape, rank,
+config, predicted_s, bottleneck; its .json names the date, commit and fit), written before
+the sweep ran by `record_predictions` (or tools/record_predictions.py, same format); without
+it, predictions are computed now with the current model. When the fit's training set (fit
+.json) holds template configs, template predictions are in-sample: `in_sample` says so.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,9 +25,14 @@ from pathlib import Path
 from gemmmodel import PROJECT_DIR
 from gemmmodel.errors import BadArgument, GemmModelError
 
-RECORD_FILE = "predictions_template.csv"
-RECORD_COLUMNS = ("config", "M", "N", "K", "batch", "predicted_s", "resources", "fitted",
-                  "training_set", "commit", "recorded_utc")
+RECORD_FILE = "selection_predictions.csv"
+RECORD_META = "selection_predictions.json"
+RECORD_COLUMNS = ("shape", "rank", "config", "predicted_s", "bottleneck")
+
+
+def shape_text(shape) -> str:
+    m, n, k, b = (tuple(shape) + (1,))[:4]
+    return f"{m}x{n}x{k}" + (f"x{b}" if b != 1 else "")
 
 
 def _folder_and_spec(calibration_dir):
@@ -41,10 +47,9 @@ def sweep_times(folder: Path) -> dict:
     """{(config, (M, N, K, batch)): measured s} of the checked template runs, and the vendor
     BLAS times per shape under the key ("vendor:<name>", shape)."""
     from gemmmodel.calibrate.load import load
-    from gemmmodel.explain import missing
+    from gemmmodel.explain import missing, param_text
 
-    frames = load(folder)
-    df = frames.get("template")
+    df = load(folder).get("template")
     out: dict = {}
     if df is None or df.empty:
         return out
@@ -54,9 +59,10 @@ def sweep_times(folder: Path) -> dict:
         t, dims = row.get("time_s"), [row.get(d) for d in ("M", "N", "K")]
         if missing(t) or any(missing(d) for d in dims):
             continue
-        shape = tuple(int(d) for d in dims) + (1,)
-        if row.get("name") == "template" and row.get("config"):
-            out[(str(row["config"]), shape)] = float(t)
+        batch = row.get("batch")
+        shape = tuple(int(d) for d in dims) + (1 if missing(batch) else int(batch or 1),)
+        if row.get("name") == "template" and param_text(row, "config"):
+            out[(param_text(row, "config"), shape)] = float(t)
         elif not str(row.get("name", "")).startswith("occupancy"):
             out[(f"vendor:{row['name']}", shape)] = float(t)
     return out
@@ -64,16 +70,63 @@ def sweep_times(folder: Path) -> dict:
 
 def _commit() -> str:
     try:
-        proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_DIR,
+        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_DIR,
                               capture_output=True, text=True, timeout=10, check=False)
         return proc.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
 
 
+def record_predictions(calibration_dir, shapes=None) -> Path:
+    """Write the full predicted ranking for `shapes` (default: the shapes of the folder's
+    template sweep) to <folder>/selection_predictions.csv and its .json (date, commit,
+    fit). Run it BEFORE the sweep so the score is not hindsight."""
+    from gemmmodel.predict import rank
+
+    folder, spec = _folder_and_spec(calibration_dir)
+    if shapes is None:
+        shapes = sorted({s for k, s in sweep_times(folder) if not k.startswith("vendor:")})
+    if not shapes:
+        raise BadArgument(f"no shapes: give shapes, or sweep templates into {folder} first")
+    rows, seconds = [], {}
+    for shape in shapes:
+        res = rank(spec.name, shape, top=10**6, root=folder.parent)
+        seconds[shape_text(res["shape"].values())] = res["timing_s"]["total"]
+        order = 0
+        for item in res["top"]:
+            for name in [item["name"], *item["equivalent"]]:
+                order += 1
+                rows.append({"shape": shape_text(res["shape"].values()), "rank": order,
+                             "config": name, "predicted_s": repr(item["predicted_s"]),
+                             "bottleneck": item["bottleneck"]})
+    with (folder / RECORD_FILE).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=RECORD_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    meta = {"recorded_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "gpu_spec": spec.name, "commit_before_recording": _commit(),
+            "shapes": list(seconds), "predict_seconds_per_shape": seconds,
+            "written_by": "gemmmodel.predict_selection.record_predictions"}
+    (folder / RECORD_META).write_text(json.dumps(meta, indent=1) + "\n")
+    return folder / RECORD_FILE
+
+
+def _recorded(folder: Path) -> tuple[dict, dict]:
+    """{(config, shape): predicted s} and the metadata of the recorded ranking."""
+    from gemmmodel.catalogue import parse_size
+
+    preds = {}
+    with (folder / RECORD_FILE).open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            shape = tuple(parse_size(row["shape"], dims=4))
+            preds[(row["config"], shape)] = float(row["predicted_s"])
+    meta_path = folder / RECORD_META
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    return preds, meta
+
+
 def predict_sweep(folder: Path, spec, keys) -> dict:
-    """{(config, shape): predicted s} with the current model, calibration and the device's
-    register counts where recorded."""
+    """{(config, shape): predicted s} computed now (model, calibration, device registers)."""
     from gemmmodel.explain import device_registers
     from gemmmodel.model import load_calib, predict_kernel
     from gemmmodel.template import parse_name
@@ -92,44 +145,9 @@ def predict_sweep(folder: Path, spec, keys) -> dict:
     return out
 
 
-def record_predictions(calibration_dir) -> Path:
-    """Write the current model's predictions of every swept (config, shape) to
-    <folder>/predictions_template.csv (see the module docstring)."""
-    from gemmmodel.explain import device_registers
-    from gemmmodel.model import load_calib
-
-    folder, spec = _folder_and_spec(calibration_dir)
-    keys = [k for k in sweep_times(folder) if not k[0].startswith("vendor:")]
-    if not keys:
-        raise BadArgument(f"no template sweep in {folder}")
-    preds = predict_sweep(folder, spec, keys)
-    calib = load_calib(spec.name, folder.parent)
-    regs = device_registers(spec.name, folder.parent)
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    path = folder / RECORD_FILE
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=RECORD_COLUMNS)
-        writer.writeheader()
-        for (name, shape), t in sorted(preds.items()):
-            writer.writerow({"config": name, "M": shape[0], "N": shape[1], "K": shape[2],
-                             "batch": shape[3], "predicted_s": repr(t),
-                             "resources": "device" if name in regs else "estimate",
-                             "fitted": int(bool(calib.fit)),
-                             "training_set": ";".join(calib.training), "commit": _commit(),
-                             "recorded_utc": stamp})
-    return path
-
-
-def _recorded(folder: Path) -> tuple[dict, dict]:
-    path = folder / RECORD_FILE
-    preds, meta = {}, {}
-    with path.open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            shape = (int(row["M"]), int(row["N"]), int(row["K"]), int(row["batch"] or 1))
-            preds[(row["config"], shape)] = float(row["predicted_s"])
-            meta = {"recorded_utc": row["recorded_utc"], "commit": row["commit"],
-                    "fitted": row["fitted"] == "1", "training_set": row["training_set"]}
-    return preds, meta
+def _training(folder: Path) -> list[str]:
+    path = folder / "fit.json"
+    return list(json.loads(path.read_text()).get("training_set", [])) if path.is_file() else []
 
 
 def selection_summary(calibration_dir) -> dict:
@@ -141,37 +159,31 @@ def selection_summary(calibration_dir) -> dict:
         raise BadArgument(f"no template sweep in {folder} (template.csv)")
     if (folder / RECORD_FILE).is_file():
         preds, meta = _recorded(folder)
-        how = f"recorded {meta['recorded_utc']} (commit {meta['commit'] or '?'})"
-        training = meta["training_set"].split(";") if meta["training_set"] else []
-        fitted = meta["fitted"]
+        how = (f"recorded {meta.get('recorded_utc', '?')} (commit "
+               f"{str(meta.get('commit_before_recording', '?'))[:10]})")
     else:
-        from gemmmodel.model import load_calib
-
-        preds = predict_sweep(folder, spec, keys)
-        calib = load_calib(spec.name, folder.parent)
-        how, training, fitted = "computed now with the current model", list(calib.training), \
-            bool(calib.fit)
-    shapes = sorted({s for _, s in keys})
+        preds, meta = predict_sweep(folder, spec, keys), {}
+        how = "computed now with the current model"
+    training = _training(folder)
     rows = []
-    for shape in shapes:
+    for shape in sorted({s for _, s in keys}):
         names = [n for n, s in keys if s == shape and (n, s) in preds]
         if not names:
             continue
         best = min(names, key=lambda n: measured[(n, shape)])
         ranked = sorted(names, key=lambda n: preds[(n, shape)])
         t_best = measured[(best, shape)]
-        top3 = min(measured[(n, shape)] for n in ranked[:3])
         vendor = {k[0][7:]: t for k, t in measured.items()
                   if k[0].startswith("vendor:") and k[1] == shape}
-        rows.append({"shape": "x".join(map(str, shape[:3])), "configs": len(names),
+        rows.append({"shape": shape_text(shape), "configs": len(names),
                      "best_config": best, "best_s": t_best, "top1_config": ranked[0],
                      "top1_s": measured[(ranked[0], shape)],
                      "top1_pct_of_best": 100.0 * t_best / measured[(ranked[0], shape)],
-                     "top3_pct_of_best": 100.0 * t_best / top3,
-                     "best_predicted_rank": ranked.index(best) + 1,
-                     "vendor_s": vendor})
+                     "top3_pct_of_best": 100.0 * t_best / min(measured[(n, shape)]
+                                                              for n in ranked[:3]),
+                     "best_predicted_rank": ranked.index(best) + 1, "vendor_s": vendor})
     mean = (lambda key: sum(r[key] for r in rows) / len(rows) if rows else None)
-    return {"gpu": spec.name, "folder": str(folder), "predictions": how, "fitted": fitted,
+    return {"gpu": spec.name, "folder": str(folder), "predictions": how, "meta": meta,
             "training_set": training,
             "in_sample": any("x" in t and "/" in t for t in training),
             "shapes": rows, "mean_top1_pct_of_best": mean("top1_pct_of_best"),

@@ -181,7 +181,7 @@ def test_selection_summary_scores_the_choice(tmp_path):
     text = render(res2)
     assert "top1 % of best" in text and "1024x1024x1024" in text
     path = record_predictions(other)
-    assert path.name == "predictions_template.csv"
+    assert path.name == "selection_predictions.csv" and path.with_suffix(".json").is_file()
     res3 = selection_summary(other)
     assert res3["predictions"].startswith("recorded")
     assert [r["top1_pct_of_best"] for r in res3["shapes"]] == pytest.approx(

@@ -30,9 +30,13 @@ def test_q1_counts_match_its_table(answers):
     data = answers[0]["data"]
     steps = [s for s in data["steps"] if s["measured"]]
     assert data["measured_steps"] == len(steps)
-    assert f"{len(steps)} steps have a measured speedup" in answers[0]["answer"][0]
+    assert f"mi100-1472: {len(steps)} steps have a measured speedup" in answers[0]["answer"][1]
     with (PACKAGE_DIR / "data" / "mi100_seed_kernels_4096.csv").open(newline="") as fh:
         t = {r["kernel_id"]: float(r["time_ms"]) for r in csv.DictReader(fh)}
+    from gemmmodel.answers import direction
+
+    agree = sum(direction(x["measured"]) == direction(x["predicted"]) for x in steps)
+    assert data["direction_agree"] == agree
     s = next(s for s in steps if s["step"] == "7.3 -> 7.4")
     assert s["measured"] == pytest.approx(t["7.3"] / t["7.4"])
 

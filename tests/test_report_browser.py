@@ -85,7 +85,8 @@ def test_report_data_reads_calibration_sweeps(tmp_path):
     from gemmmodel.report.data import gpu_data
 
     rows = []
-    for name, params, t in (("kernel", {"kernel": "7.3", "M": 4096, "N": 4096, "K": 4096}, 4e-3),
+    for name, params, t in (("kernel", {"kernel": "7", "M": 4096, "N": 4096, "K": 4096}, 6e-3),
+                            ("kernel", {"kernel": "7.3", "M": 4096, "N": 4096, "K": 4096}, 4e-3),
                             ("kernel", {"kernel": "7.4", "M": 4096, "N": 4096, "K": 4096}, 3e-3),
                             ("template", {"config": "128x128x8/8x8", "M": 4096, "N": 4096,
                                           "K": 4096}, 5e-3),
@@ -97,7 +98,8 @@ def test_report_data_reads_calibration_sweeps(tmp_path):
     ResultStore(tmp_path / "h200").append(rows)
     data = gpu_data("h200", root=tmp_path)
     assert data["kernels"]["7.4"]["measured_s"] == 3e-3
+    assert data["kernels"]["7"]["measured_s"] == 6e-3      # "7" must not become "7.0"
     edge = next(e for e in data["edges"] if (e["parent"], e["child"]) == ("7.3", "7.4"))
     assert edge["measured_speedup"] == pytest.approx(4 / 3)
-    kinds = sorted(p["kind"] for p in data["points"])
-    assert kinds == ["catalogue", "catalogue", "template"]          # vendor rows not plotted
+    kinds = sorted(p["kind"] for p in data["points"])     # vendor rows are not plotted
+    assert kinds == ["catalogue", "catalogue", "catalogue", "template"]

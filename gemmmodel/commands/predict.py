@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
                         "calibration/register_estimate.csv and print it")
     p.add_argument("--seed", type=int, default=2026, help="sample seed for --check-estimator")
     p.add_argument("--record-selection", action="store_true",
-                   help="record the predictions of calibration/<gpu>/template.csv's sweep")
+                   help="record the full ranking at --size S1,S2,… (default: the shapes "
+                        "of calibration/<gpu>/template.csv) as selection_predictions.csv")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -117,7 +118,11 @@ def run(args) -> int:
         rows = check(load_spec(args.gpu), args.check_estimator, args.seed, progress=progress)
         return emit(args, {"rows": rows}, lambda r: _render_estimator(r["rows"]))
     if args.record_selection:
-        path = record_predictions(load_spec(args.gpu).name)
+        from gemmmodel.catalogue import parse_size
+
+        shapes = [tuple(parse_size(s, dims=4)) for s in args.size.split(",")] \
+            if args.size else None
+        path = record_predictions(load_spec(args.gpu).name, shapes)
         return emit(args, {"written": str(path)}, lambda r: f"wrote {r['written']}")
     if not args.size:
         raise BadArgument("--size MxNxK is required to rank configs")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 import time
@@ -53,7 +54,12 @@ def cmd_precompile(args) -> dict:
 
     rt = _runtime()
     jobs = [CompileJob(e.source, (e.entry,)) for e in catalogue.load_catalogue().values()]
+    only = os.environ.get("PRECOMPILE_ONLY", "")  # e.g. "batched" for a batched-only resweep
     for cfg in _space(rt):
+        if only == "batched":
+            jobs.append(CompileJob(cfg.plan(64, 64, 64).source, tuple(BATCHED_ENTRIES.values()),
+                                   tile_defines(cfg, batched=True)))
+            continue
         for edge in (False, True):
             plan = cfg.plan(4096, 4096, 4096) if not edge else cfg.plan(*EDGE_SHAPE)
             jobs.append(CompileJob(plan.source, (plan.entry,), dict(plan.defines)))
@@ -120,6 +126,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def _time_config(rt, cfg, shape, sets, budget_s):
     from gemmmodel.batched import check_arguments, compile_batched, kernel_args, launch_spec
     from gemmmodel.runtime.measure import bench
+    from gemmmodel.runtime.runner import HOST_ENQUEUE_S, SHORT_KERNEL_S
 
     m, n, k, batch = shape
     if batch == 1:
@@ -139,10 +146,14 @@ def _time_config(rt, cfg, shape, sets, budget_s):
         def launch(i):
             a, b, c = sets[i]
             rt.launch(module, entry, grid, block, kernel_args(prob, b, a, c))
-    est = rt.time_s(lambda: launch(0))
-    inner = 1 if est > 50e-6 else min(64, int(200e-6 / max(est, 1e-7)) + 1)
-    return bench(launch, timer=rt.time_s, n_rotations=len(sets), inner=inner,
-                 budget_s=budget_s, min_reps=5, warmup=2)
+    # as gemmmodel.runtime.runner.time_gemm: a short spin kernel ahead of each timed group
+    # ("hold") lets the host enqueue the launches, so the events time the GPU, not Python
+    launch(0)
+    est = min(rt.time_s(lambda: launch(0), HOST_ENQUEUE_S * 4) for _ in range(3))
+    inner = 1 if est >= SHORT_KERNEL_S else min(64, math.ceil(SHORT_KERNEL_S * 4 / est))
+    hold_s = HOST_ENQUEUE_S * (inner + 1)
+    return bench(launch, timer=lambda fn: rt.time_s(fn, hold_s), n_rotations=len(sets),
+                 inner=inner, budget_s=budget_s, min_reps=5, warmup=2)
 
 
 def cmd_sweep(args) -> dict:
