@@ -57,7 +57,12 @@ def test_micro_derived_values_follow_the_kernel_counters(micro_dir):
     clock = FAKE_CYCLES / FAKE_NS * 1e9
     assert value("clock", "clock_hz") == pytest.approx(clock)
     assert value("chase", "latency_cycles", level="l1") == pytest.approx(FAKE_CYCLES / 100_000)
-    assert value("chase", "latency_s", level="dram") == pytest.approx(FAKE_NS * 1e-9 / 10_000)
+    from gemmmodel.calibrate.context import facts_from_device
+    from gemmmodel.calibrate.micro_memory import chase_steps
+
+    dram_steps = chase_steps("dram", facts_from_device(FakeRuntime().device_info()))
+    assert dram_steps > 10_000  # the DRAM path outgrows the fake's 1 MiB L2 (chase_steps)
+    assert value("chase", "latency_s", level="dram") == pytest.approx(FAKE_NS * 1e-9 / dram_steps)
     accesses = 32 * 64 * 32           # warps x iters x loads per iter, per SM
     assert value("smem_stride", "cycles_per_access", bits=32, stride=1) == \
         pytest.approx(FAKE_CYCLES / accesses)
@@ -238,3 +243,15 @@ def test_each_suite_times_with_its_own_bench_budget():
                             lambda c: c.time(lambda i: None) or []), ctx)
     assert seen == [BENCH_BUDGET_S["micro"], BENCH_BUDGET_S["kernels"]]
     assert BENCH_BUDGET_S["micro"] != BENCH_BUDGET_S["kernels"]
+
+
+def test_dram_chase_path_outgrows_the_l2():
+    """The DRAM chase repeats one path per launch: it must touch more lines than the L2 holds."""
+    from gemmmodel.calibrate.micro_memory import CHASE_SLOT_BYTES, chase_footprint, chase_steps
+    from gemmmodel.calibrate.context import facts_from_spec
+    from gemmmodel.spec import load_spec
+
+    dev = facts_from_spec(load_spec("h200"))
+    assert chase_steps("dram", dev) * CHASE_SLOT_BYTES > 2 * dev.l2_bytes
+    assert chase_footprint("dram", dev) // CHASE_SLOT_BYTES >= chase_steps("dram", dev)
+    assert chase_steps("l2", dev) * CHASE_SLOT_BYTES < dev.l2_bytes

@@ -4,7 +4,10 @@ Sources: calibration/<gpu>/ via gemmmodel.calibrate.load (suites "kernels": cata
 kernels by id; "template": template configs by name); the MI100 seed table shipped in
 gemmmodel/data/ (validation only: nothing is ever fitted to it). Compile facts come from the
 committed table calibration/compile_facts.csv where it has the kernel for the spec's target;
-template configs use the parameters (the analytic counts).
+template configs use the analytic counts of their parameters plus the registers per thread
+that the GPU's own compiler reported during calibration (template.csv, occupancy_template
+rows), as `gemmmodel selection` and `explain` do, so that fit and prediction see the same
+occupancy.
 """
 
 from __future__ import annotations
@@ -69,6 +72,22 @@ def _catalogue_params() -> dict:
         return {}
 
 
+def template_registers(frames) -> dict:
+    """{template config name: registers per thread} from the occupancy_template rows of a
+    loaded calibration folder (empty when absent)."""
+    df = frames.get("template")
+    if df is None or "config" not in df or "quantity" not in df:
+        return {}
+    out = {}
+    for row in df.to_dict("records"):
+        if (row.get("name") == "occupancy_template" and row.get("status") == "ok"
+                and row.get("quantity") == "regs_per_thread"):
+            value = _num(row, "value")
+            if value:
+                out[str(row["config"]).strip()] = int(value)
+    return out
+
+
 def _num(row, key):
     try:
         value = float(row.get(key))
@@ -96,6 +115,7 @@ def calibration_samples(gpu: str, spec, root=None) -> list[Sample]:
         return []
     params_by_id = _catalogue_params()
     facts = catalogue_facts(spec)
+    regs = template_registers(frames)
     wave = int(spec.wave_size)
     out: list[Sample] = []
     for suite, key in (("kernels", "kernel"), ("template", "config")):
@@ -125,7 +145,9 @@ def calibration_samples(gpu: str, spec, root=None) -> list[Sample]:
                     cfg = parse_name(name)
                 except GemmModelError:
                     continue
-                out.append(Sample(cfg.name, "template", cfg.params(wave), None, shape, t))
+                cfg_facts = ({"regs": regs[cfg.name], "lds_bytes": cfg.lds_bytes}
+                             if cfg.name in regs else None)
+                out.append(Sample(cfg.name, "template", cfg.params(wave), cfg_facts, shape, t))
     return out
 
 
