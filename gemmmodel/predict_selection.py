@@ -1,6 +1,7 @@
 """Selection quality of the predictor on a committed template sweep (issue 8).
 
-For each swept shape of calibration/<gpu>/template.csv (configs timed on the GPU), the
+For each swept shape of calibration/<gpu>/selection_sweep.csv (every config timed on the
+GPU; template.csv's template rows where that file is absent), the
 predictor's choice is scored against the measured best:
   top1_pct_of_best = 100 * best measured time / measured time of the config predicted fastest
   top3_pct_of_best = 100 * best measured time / best measured time among the 3 predicted fastest
@@ -43,14 +44,40 @@ def _folder_and_spec(calibration_dir):
     return folder, load_spec(folder.name)
 
 
+SWEEP_FILE = "selection_sweep.csv"
+
+
+def _selection_sweep(path: Path) -> dict:
+    """{(config, shape): median s} of a committed selection sweep (columns gpu, shape
+    "MxNxKxB", config, median_s, …, error; rows with an error or no time are left out)."""
+    from gemmmodel.catalogue import parse_size
+    from gemmmodel.ingest import parse_number
+
+    out = {}
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            t = parse_number(row.get("median_s", ""))
+            if row.get("error") or t is None or t <= 0:
+                continue
+            out[(row["config"], tuple(parse_size(row["shape"], dims=4)))] = t
+    return out
+
+
 def sweep_times(folder: Path) -> dict:
-    """{(config, (M, N, K, batch)): measured s} of the checked template runs, and the vendor
-    BLAS times per shape under the key ("vendor:<name>", shape)."""
+    """{(config, (M, N, K, batch)): measured s}: the committed selection sweep
+    (selection_sweep.csv) where present, else the checked template rows of template.csv;
+    plus the vendor BLAS times per shape of template.csv under ("vendor:<name>", shape)."""
     from gemmmodel.calibrate.load import load
     from gemmmodel.explain import missing, param_text
 
-    df = load(folder).get("template")
     out: dict = {}
+    sweep = folder / SWEEP_FILE
+    if sweep.is_file():
+        out.update(_selection_sweep(sweep))
+    try:
+        df = load(folder).get("template")
+    except BadArgument:
+        df = None
     if df is None or df.empty:
         return out
     for row in df.to_dict("records"):
@@ -62,7 +89,8 @@ def sweep_times(folder: Path) -> dict:
         batch = row.get("batch")
         shape = tuple(int(d) for d in dims) + (1 if missing(batch) else int(batch or 1),)
         if row.get("name") == "template" and param_text(row, "config"):
-            out[(param_text(row, "config"), shape)] = float(t)
+            if not sweep.is_file():
+                out[(param_text(row, "config"), shape)] = float(t)
         elif not str(row.get("name", "")).startswith("occupancy"):
             out[(f"vendor:{row['name']}", shape)] = float(t)
     return out

@@ -13,6 +13,9 @@ def add_parser(sub) -> None:
                                    "best config, the predicted choice, top1/top3 percent of "
                                    "best.")
     p.add_argument("--gpu", help="calibrated GPU (default: the calibrated NVIDIA GPU)")
+    p.add_argument("--posthoc", action="store_true",
+                   help="score selection_sweep.csv: the pre-registered ranking next to a post "
+                        "hoc re-ranking with the current model (gemmmodel.model.selection)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -33,10 +36,35 @@ def render(res: dict) -> str:
     return "\n".join(lines)
 
 
+def render_posthoc(res: dict) -> str:
+    lines = [f"selection sweep on {res['gpu']} ({res['sweep']}); targets: every shape top1 >= "
+             f"{res['targets']['top1_pct_of_best_min']:.0f}%, top3 >= "
+             f"{res['targets']['top3_pct_of_best_min']:.0f}% of the measured best"]
+    for key in ("preregistered", "posthoc"):
+        part = res[key]
+        lines.append(f"  {part['label']}")
+        lines.append(f"    {'shape':<18} {'configs':>7} {'top1 %':>7} {'top3 %':>7} "
+                     f"{'rank of best':>12}  best / chosen")
+        for r in part["shapes"]:
+            lines.append(f"    {r['shape']:<18} {r['configs']:>7} {r['top1_pct_of_best']:>7.1f} "
+                         f"{r['top3_pct_of_best']:>7.1f} {r['best_predicted_rank']:>12}  "
+                         f"{r['best_config']} / {r['top1_config']}")
+        if part["shapes"]:
+            lines.append(f"    min top1 {part['min_top1_pct_of_best']:.1f}%, mean "
+                         f"{part['mean_top1_pct_of_best']:.1f}%; min top3 "
+                         f"{part['min_top3_pct_of_best']:.1f}%, mean "
+                         f"{part['mean_top3_pct_of_best']:.1f}%")
+    return "\n".join(lines)
+
+
 def run(args) -> int:
     from gemmmodel.answers_more import default_nvidia
     from gemmmodel.predict import selection_summary
     from gemmmodel.spec import load_spec
 
     gpu = load_spec(args.gpu).name if getattr(args, "gpu", None) else default_nvidia()
+    if getattr(args, "posthoc", False):
+        from gemmmodel.model.selection import selection_comparison
+
+        return emit(args, selection_comparison(gpu), render_posthoc)
     return emit(args, selection_summary(gpu), render)

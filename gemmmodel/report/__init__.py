@@ -39,6 +39,27 @@ def _stats(points: list[dict]) -> str:
             f"{rho:.3f} (no parameter of the model is fitted to the shipped MI100 table).")
 
 
+def selection_section(gpu: str) -> str:
+    """The predictor's choice against the GPU's committed selection sweep (if any)."""
+    from gemmmodel.errors import GemmModelError
+    from gemmmodel.predict import selection_summary
+    from gemmmodel.report import html as h
+
+    try:
+        res = selection_summary(gpu)
+    except GemmModelError:
+        return ""
+    rows = [[r["shape"], r["configs"], f"{r['top1_pct_of_best']:.1f}",
+             f"{r['top3_pct_of_best']:.1f}", r["best_predicted_rank"], r["best_config"],
+             r["top1_config"]] for r in res["shapes"]]
+    return (f"<h3>Tile selection: predicted choice vs measured best</h3><p class=\"note\">"
+            f"Predictions {h.esc(res['predictions'])}; mean top-1 "
+            f"{res['mean_top1_pct_of_best']:.1f}%, top-3 {res['mean_top3_pct_of_best']:.1f}% "
+            f"of the measured best{' (in-sample fit)' if res['in_sample'] else ''}.</p>"
+            + h.table(["shape", "configs", "top1 % of best", "top3 % of best",
+                       "predicted rank of best", "measured best", "predicted choice"], rows))
+
+
 def gpu_section(data: dict) -> str:
     from gemmmodel.report import html as h
     from gemmmodel.report import plots
@@ -79,6 +100,7 @@ def gpu_section(data: dict) -> str:
              h.figure(plots.occupancy_curves(data), "Occupancy vs registers per thread for "
                       "one spec per architecture (gemmmodel.occupancy rules); dots: this "
                       "GPU's catalogue kernels.", "occupancy curves")]
+    parts.append(selection_section(spec.name))
     heat = plots.conflict_heatmaps(data)
     parts.append(h.figure(heat[0], heat[1], "bank conflicts") if heat else
                  '<p class="note">No LDS step to show.</p>')

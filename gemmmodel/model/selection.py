@@ -1,0 +1,170 @@
+"""Selection on the issue-8 sweep: the pre-registered ranking and a post hoc re-ranking.
+
+Data (calibration/<gpu>/, read-only here):
+  selection_sweep.csv        every search-space config timed at each selection shape
+                             (gpu, shape, config, median_s, ..., error); rows with an error
+                             or no time are left out.
+  selection_predictions.csv  the ranking the model made BEFORE the sweep ran (shape, rank,
+                             config, predicted_s, bottleneck) and its .json (date, commit).
+                             This is the pre-registered result; nothing here rewrites it.
+Scores per shape (only configs both ranked and measured compete):
+  top1_pct_of_best = 100 * best measured s / measured s of the config ranked first
+  top3_pct_of_best = 100 * best measured s / best measured s among the first three
+(100 = the measured best was picked). Ties in a ranking keep the recorded order
+(pre-registered) or the config name order (post hoc).
+
+`posthoc`: the same shapes re-ranked NOW with the current model and calibration/<gpu>/
+fit.json. The model was changed after this sweep was seen, so these numbers are hindsight:
+every output carries POSTHOC_LABEL. The pre-registered numbers are the honest ones.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from gemmmodel.errors import BadArgument, GemmModelError
+
+SWEEP_FILE = "selection_sweep.csv"
+RECORD_FILE = "selection_predictions.csv"
+RECORD_META = "selection_predictions.json"
+POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
+TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
+SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
+              "top1_pct_of_best", "top3_pct_of_best", "best_predicted_rank")
+
+
+def _shape(text: str) -> tuple[int, int, int, int]:
+    vals = tuple(int(x) for x in str(text).lower().split("x"))
+    if len(vals) == 3:
+        vals += (1,)
+    if len(vals) != 4 or min(vals) < 1:
+        raise BadArgument(f"bad shape {text!r} in the selection files")
+    return vals
+
+
+def shape_text(shape) -> str:
+    m, n, k, b = shape
+    return f"{m}x{n}x{k}" + (f"x{b}" if b != 1 else "")
+
+
+def sweep_measured(folder: Path) -> dict:
+    """{(config, (M, N, K, batch)): median measured s} of selection_sweep.csv."""
+    path = Path(folder) / SWEEP_FILE
+    if not path.is_file():
+        raise BadArgument(f"no selection sweep: {path} is missing")
+    out = {}
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            if (row.get("error") or "").strip() or not (row.get("median_s") or "").strip():
+                continue
+            t = float(row["median_s"])
+            if t > 0:
+                out[(row["config"].strip(), _shape(row["shape"]))] = t
+    return out
+
+
+def preregistered(folder: Path) -> tuple[dict, dict]:
+    """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
+    path = Path(folder) / RECORD_FILE
+    if not path.is_file():
+        raise BadArgument(f"no pre-registered ranking: {path} is missing")
+    ranks = {}
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            ranks[(row["config"].strip(), _shape(row["shape"]))] = int(row["rank"])
+    meta_path = Path(folder) / RECORD_META
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    return ranks, meta
+
+
+def score(measured: dict, order_key: dict) -> list[dict]:
+    """Per shape: the measured best, the ranked choice and the top1/top3 scores (module doc).
+    `order_key` maps (config, shape) to a sort key (smaller = predicted faster)."""
+    rows = []
+    for shape in sorted({s for _, s in measured}):
+        names = sorted(n for n, s in measured if s == shape and (n, s) in order_key)
+        if not names:
+            continue
+        ranked = sorted(names, key=lambda n: (order_key[(n, shape)], n))
+        best = min(names, key=lambda n: measured[(n, shape)])
+        t_best = measured[(best, shape)]
+        rows.append({"shape": shape_text(shape), "configs": len(names),
+                     "best_config": best, "best_s": t_best,
+                     "top1_config": ranked[0], "top1_s": measured[(ranked[0], shape)],
+                     "top1_pct_of_best": 100.0 * t_best / measured[(ranked[0], shape)],
+                     "top3_pct_of_best": 100.0 * t_best / min(measured[(n, shape)]
+                                                              for n in ranked[:3]),
+                     "best_predicted_rank": ranked.index(best) + 1})
+    return rows
+
+
+def summary(rows: list[dict]) -> dict:
+    """Min and mean of the per-shape scores and whether every shape meets TARGETS."""
+    if not rows:
+        return {"min_top1_pct_of_best": None, "mean_top1_pct_of_best": None,
+                "min_top3_pct_of_best": None, "mean_top3_pct_of_best": None,
+                "meets_targets": False}
+    out = {}
+    for key in ("top1_pct_of_best", "top3_pct_of_best"):
+        vals = [r[key] for r in rows]
+        out[f"min_{key}"] = min(vals)
+        out[f"mean_{key}"] = sum(vals) / len(vals)
+    out["meets_targets"] = (out["min_top1_pct_of_best"] >= TARGETS["top1_pct_of_best_min"]
+                            and out["min_top3_pct_of_best"] >= TARGETS["top3_pct_of_best_min"])
+    return out
+
+
+def posthoc_predictions(folder: Path, spec, keys) -> dict:
+    """{(config, shape): predicted s} with the current model, calibration and fit, using the
+    registers per thread the GPU's compiler reported for each template config."""
+    from gemmmodel.calibrate.load import load
+    from gemmmodel.model import load_calib, predict_kernel
+    from gemmmodel.model.samples import template_registers
+    from gemmmodel.template import parse_name
+
+    folder = Path(folder)
+    calib = load_calib(folder.name, folder.parent)
+    regs = template_registers(load(folder.name, folder.parent))
+    wave = int(spec.wave_size)
+    out = {}
+    for name, shape in keys:
+        try:
+            cfg = parse_name(name)
+            facts = ({"regs": regs[cfg.name], "lds_bytes": cfg.lds_bytes}
+                     if cfg.name in regs else None)
+            out[(name, shape)] = predict_kernel(cfg.params(wave), facts, spec, shape,
+                                                calib).time_s
+        except GemmModelError:
+            continue
+    return out
+
+
+def selection_comparison(gpu: str, root=None) -> dict:
+    """Both tables for calibration/<gpu>/: the pre-registered ranking (as recorded) and the
+    post hoc re-ranking with the current model, scored against selection_sweep.csv."""
+    from gemmmodel.model.calib import calibration_name, fit_path
+    from gemmmodel.spec import load_spec
+
+    spec = load_spec(gpu)
+    folder = fit_path(calibration_name(gpu, root), root).parent
+    measured = sweep_measured(folder)
+    ranks, meta = preregistered(folder)
+    pre_rows = score(measured, ranks)
+    preds = posthoc_predictions(folder, spec, list(measured))
+    post_rows = score(measured, preds)
+    fit_file = folder / "fit.json"
+    fit = json.loads(fit_file.read_text()) if fit_file.is_file() else {}
+    return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
+            "targets": TARGETS,
+            "preregistered": {"label": "pre-registered: ranking recorded before the sweep",
+                              "file": RECORD_FILE, "meta": meta, "shapes": pre_rows,
+                              **summary(pre_rows)},
+            "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
+                        "fit_source": fit.get("source", ""), "shapes": post_rows,
+                        **summary(post_rows)}}
+
+
+__all__ = ["POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions", "preregistered",
+           "score", "selection_comparison", "summary", "sweep_measured"]
