@@ -97,11 +97,14 @@ def test_validate_command_json_schema(tmp_path, monkeypatch, capsys):
 
     _synthetic_folder(tmp_path, "h200")
     real = val.validate_gpu
-    monkeypatch.setattr(val, "validate_gpu", lambda gpu, write=False: real(gpu, write, tmp_path))
+    monkeypatch.setattr(val, "validate_gpu", lambda gpu, write=False, fit_shapes=None:
+                        real(gpu, write, tmp_path, fit_shapes))
     assert main(["validate", "--gpu", "h200", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    for key in ("mape", "kendall_tau", "n", "rows"):
+    for key in ("mape", "kendall_tau", "n", "rows", "per_kernel", "tables", "fit", "targets",
+                "method", "folds"):
         assert key in data
+    assert {"params", "training_set", "n", "rms_log_error", "mape"} <= set(data["fit"])
     assert data["n"] == len(data["rows"]) > 0
     for row in data["rows"]:
         assert {"kernel", "shape", "predicted_s", "measured_s"} <= set(row)

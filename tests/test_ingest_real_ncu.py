@@ -1,0 +1,25 @@
+"""A real Nsight Compute export (ncu 2025.3, --csv --page raw, captured on the H200 of the
+GPU machine, 2026-11-21, with the program's own stdout interleaved as ncu writes it):
+`ncu --csv --page raw --launch-count 4 -k regex:sgemm_7_ --metrics gpu__time_duration.sum,
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,… python3 -m gemmmodel run
+--kernel 7.3,7.4 --size 1024x1024x1024` (tools/device/run_a.sh)."""
+
+from pathlib import Path
+
+import pytest
+
+from gemmmodel.ingest import identify, read_ncu_csv
+
+REAL = Path(__file__).parent / "fixtures" / "ingest_ncu_raw_h200.csv"
+
+
+def test_real_ncu_raw_export_parses():
+    launches = read_ncu_csv(REAL.read_text())
+    assert len(launches) == 4
+    first = launches[0]
+    assert first.kernel_name == "sgemm_7_3" and identify(first.kernel_name) == "7.3"
+    # 93,184 ns in the export's gpu__time_duration.sum column
+    assert first.time_s == pytest.approx(93184e-9)
+    assert first.regs == 48 and first.lds_bytes == 8704
+    conflicts = first.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"][0]
+    assert conflicts == 552224.0
