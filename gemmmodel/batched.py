@@ -21,6 +21,8 @@ BadArgument line):
   * each array holds (batch_count - 1) * stride + ld * (cols - 1) + rows elements
 Arrays: float32 numpy arrays (any shape, C- or Fortran-contiguous, read as flat memory;
 C is updated in place) or DeviceBuffers of the runtime (left on the device).
+config: a template config name or TileConfig (default: choose_config); one the device cannot
+run raises InvalidConfig with the reasons, before anything is compiled or launched.
 
 The kernel: C^T = op(B)^T op(A)^T is a row-major problem of M' = n, N' = m, K' = k, with
 A' = B (transposed in storage iff trans_b != 'N') and B' = A (transposed iff trans_a !=
@@ -39,6 +41,7 @@ import numpy as np
 from gemmmodel.errors import BadArgument
 from gemmmodel.template.config import TileConfig, parse_name
 from gemmmodel.template.plan import BATCHED_ENTRIES, TEMPLATE_SOURCE, batched_grid, tile_defines
+from gemmmodel.template.rules import check_for_runtime
 
 INT32_MAX = 2**31 - 1
 #: Configs (auto warp tile: valid for wave32 and wave64). The small tile is used unless the
@@ -186,6 +189,14 @@ def choose_config(p: BatchedProblem, compute_units: int | None = None) -> TileCo
     return big if blocks >= BIG_TILE_BLOCKS_PER_CU * cus else parse_name(SMALL_CONFIG)
 
 
+def resolve_config(config, p: BatchedProblem, runtime) -> TileConfig:
+    """The TileConfig to run: `config` (a name or TileConfig) checked against the runtime's
+    device (InvalidConfig), or choose_config's when config is None."""
+    if config is None:
+        return choose_config(p, runtime.device_info().get("sms"))
+    return check_for_runtime(parse_name(config) if isinstance(config, str) else config, runtime)
+
+
 def launch_spec(p: BatchedProblem, cfg: TileConfig) -> tuple[str, tuple, tuple]:
     """(entry, grid, block) of the row-major problem C^T = op(B)^T op(A)^T."""
     entry = BATCHED_ENTRIES[(p.trans_b != "N", p.trans_a != "N")]
@@ -214,13 +225,11 @@ def sgemm_strided_batched(trans_a, trans_b, m, n, k, alpha, A, lda, stride_a, B,
                         ldc, stride_c, batch_count)
     arrays = [_check_array(name, arr, p.needed(name), name == "C")
               for name, arr in (("A", A), ("B", B), ("C", C))]
-    cfg = parse_name(config) if isinstance(config, str) else config
     if runtime is None:
         from gemmmodel.runtime import get_runtime
 
         runtime = get_runtime()
-    if cfg is None:
-        cfg = choose_config(p, runtime.device_info().get("sms"))
+    cfg = resolve_config(config, p, runtime)
     uploaded = []
     try:
         bufs = []
@@ -310,4 +319,5 @@ def __getattr__(name: str):
 
 
 __all__ = ["BatchedProblem", "check_arguments", "choose_config", "kernel_args", "launch_spec",
-           "matrix_mask", "matrix_view", "reference_strided_batched", "sgemm_strided_batched"]
+           "matrix_mask", "matrix_view", "reference_strided_batched", "resolve_config",
+           "sgemm_strided_batched"]

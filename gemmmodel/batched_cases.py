@@ -167,8 +167,7 @@ def run_cli_case(size_str: str, trans: str = "NN", *, runtime=None, config=None,
 
         runtime = get_runtime()
     p = _problem(tight_case(m, n, k, batch, ta, tb))
-    cfg = core.parse_name(config) if isinstance(config, str) else config
-    cfg = cfg or core.choose_config(p, runtime.device_info().get("sms"))
+    cfg = core.resolve_config(config, p, runtime)
     entry, grid, block = core.launch_spec(p, cfg)
     out: dict[str, Any] = {"trans": ta + tb, "config": cfg.name, "entry": entry,
                            "grid": list(grid), "block": list(block), "status": "ok"}

@@ -13,9 +13,10 @@ from gemmmodel.batched import (
     choose_config,
     sgemm_strided_batched,
 )
-from gemmmodel.errors import BadArgument
+from gemmmodel.errors import BadArgument, InvalidConfig
 from gemmmodel.runtime.base import DeviceBuffer
 from gemmmodel.runtime.fake import FakeRuntime
+from gemmmodel.template import TileConfig
 
 # A valid call: m=5, n=4, k=3, batch 2, A 'N' (5 x 3, lda 6), B 'T' (stored 4 x 3, ldb 4).
 GOOD = {"trans_a": "N", "trans_b": "T", "m": 5, "n": 4, "k": 3, "alpha": 1.5, "lda": 6,
@@ -159,3 +160,31 @@ def test_config_choice_for_the_contest_cases_and_a_big_problem():
         assert choose_config(p, 132).name == SMALL_CONFIG
     p = check_arguments("N", "N", 4096, 4096, 64, 1.0, 4096, 0, 64, 0, 0.0, 4096, 0, 1)
     assert choose_config(p, 132).name == BIG_CONFIG
+
+
+BAD_CONFIGS = [
+    # (config, device arch, the start of the error): GPU limits where the arch has a spec,
+    # the GPU-independent rules where it has none
+    ("128x256x32/8x8/db", "sm_90", "invalid tile config 128x256x32/8x8/db: LDS 98304 B"),
+    ("128x128x8/16x16", "sm_90", "invalid tile config 128x128x8/16x16: registers: about 358"),
+    ("64x64x16/4x4/w32x32", "sm_90", "invalid tile config 64x64x16/4x4/w32x32: warp tile"),
+    (TileConfig(100, 128, 8, 8, 8), "fake_0", "invalid tile config 100x128x8/8x8: BM=100 is"),
+]
+
+
+@pytest.mark.parametrize("config,arch,message", BAD_CONFIGS)
+def test_invalid_config_is_rejected_before_compiling(config, arch, message):
+    rt = FakeRuntime(info={"arch": arch})
+    kw = {**GOOD, "A": arrays()[0], "B": arrays()[1], "C": arrays()[2]}
+    with pytest.raises(InvalidConfig) as info:
+        sgemm_strided_batched(*(kw[key] for key in ORDER), runtime=rt, config=config)
+    assert str(info.value).startswith(message), str(info.value)
+    assert rt.launches == [] and rt.compiled == [] and rt.memory == {}
+
+
+@pytest.mark.parametrize("config,arch", [(BIG_CONFIG, "sm_90"), ("64x64x16/4x4/w32x32", "gfx908")])
+def test_valid_explicit_config_runs_on_a_known_arch(config, arch):
+    rt = FakeRuntime(info={"arch": arch})
+    kw = {**GOOD, "A": arrays()[0], "B": arrays()[1], "C": arrays()[2]}
+    sgemm_strided_batched(*(kw[key] for key in ORDER), runtime=rt, config=config)
+    assert len(rt.launches) == 1 and "-DBM=64" in rt.compiled[0]["options"]

@@ -82,9 +82,11 @@ def test_reference_broadcasts_a_with_stride_zero():
         np.testing.assert_allclose(got[4 * z:4 * z + 4].reshape(2, 2, order="F"), amat @ bz)
 
 
-def test_fuzz_cases_cover_what_the_acceptance_run_needs():
-    cases = fuzz_cases(1000, seed=0)
-    assert len(cases) == 1000 and cases == fuzz_cases(1000, seed=0)
+@pytest.mark.parametrize("seed", [0, 2026])  # 2026: tools/device/acceptance.py fuzz default
+def test_fuzz_cases_cover_what_the_acceptance_run_needs(seed):
+    """The 1000 cases behind calibration/h200/batched_fuzz.json are fuzz_cases(1000, 2026)."""
+    cases = fuzz_cases(1000, seed=seed)
+    assert len(cases) == 1000 and cases == fuzz_cases(1000, seed=seed)
     assert {(c["trans_a"], c["trans_b"]) for c in cases} >= {("N", "N"), ("N", "T"), ("T", "N"),
                                                            ("T", "T")}
     assert any(c["trans_a"] == "C" for c in cases)
@@ -92,7 +94,12 @@ def test_fuzz_cases_cover_what_the_acceptance_run_needs():
     assert any(1 in (c["m"], c["n"]) for c in cases) and any(127 in (c["m"], c["n"])
                                                              for c in cases)
     assert any(c["lda"] > (c["m"] if c["trans_a"] == "N" else c["k"]) for c in cases)
+    assert any(c["ldc"] > c["m"] for c in cases)
     assert any(c["stride_a"] == 0 and c["batch_count"] > 1 for c in cases)
+    assert any(c["stride_c"] > c["ldc"] * (c["n"] - 1) + c["m"] and c["batch_count"] > 1
+               for c in cases)
+    assert any(c["alpha"] not in (0.0, 1.0) for c in cases)
+    assert any(c["beta"] not in (0.0, 1.0) for c in cases)
     assert sum(c["nan_c"] for c in cases) > 100
     assert all(c["beta"] == 0.0 for c in cases if c["nan_c"])
     shapes = {(c["m"], c["n"], c["k"], c["batch_count"]) for c in cases}

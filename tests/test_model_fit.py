@@ -8,7 +8,7 @@ import pytest
 
 from gemmmodel.errors import BadArgument
 from gemmmodel.model import assemble, load_calib, predict_kernel
-from gemmmodel.model.calib import DEFAULT_FIT, Calib
+from gemmmodel.model.calib import DEFAULT_FIT, FITTED_BY_DEFAULT, Calib
 from gemmmodel.model.combine import components_arrays
 from gemmmodel.model.fit import fit_theta, predict_times, write_fit
 from gemmmodel.spec import load_spec
@@ -47,7 +47,7 @@ def synthetic():
 
 def test_fit_recovers_known_parameters(synthetic):
     _, comps, names, times = synthetic
-    res = fit_theta(comps, times, training=sorted(set(names)))
+    res = fit_theta(comps, times, params=tuple(DEFAULT_FIT), training=sorted(set(names)))
     assert res.success and res.n == len(times)
     for key, want in TRUTH.items():
         assert res.params[key] == pytest.approx(want, rel=0.02), key
@@ -59,7 +59,7 @@ def test_fit_with_noise_stays_close(synthetic):
     _, comps, _, times = synthetic
     rng = np.random.default_rng(7)
     noisy = times * np.exp(rng.normal(0, 0.02, len(times)))
-    res = fit_theta(comps, noisy)
+    res = fit_theta(comps, noisy, params=tuple(DEFAULT_FIT))
     # the directly-bound efficiencies are recovered; issue_efficiency and overlap_loss
     # trade off against each other under noise, but the times they predict do not move
     for key in ("lds_efficiency", "mem_efficiency", "latency_scale"):
@@ -117,3 +117,13 @@ def test_calibrated_values_replace_spec(tmp_path):
     assert "calibrated" in half.root.child("t_lds_s").children[0].note
     assert half.root.child("t_launch_s").value == 2e-6
     assert Calib().theta() == DEFAULT_FIT
+
+
+def test_default_fit_keeps_latency_at_its_measured_scale(synthetic):
+    """By default latency_scale is not fitted (calib.FITTED_BY_DEFAULT): with data generated
+    at latency_scale 1.6 the default fit must leave it at 1 and fit only the four others."""
+    _, comps, _, times = synthetic
+    res = fit_theta(comps, times)
+    assert res.fitted == FITTED_BY_DEFAULT and "latency_scale" not in res.fitted
+    assert res.params["latency_scale"] == DEFAULT_FIT["latency_scale"] == 1.0
+    assert res.rms_log_error > 1e-3  # the latency it cannot scale leaves a misfit

@@ -1,4 +1,5 @@
-"""Fit the efficiency parameters (calib.DEFAULT_FIT, at most 5) by least squares in log-time.
+"""Fit the efficiency parameters (calib.DEFAULT_FIT, at most 5; by default the four of
+calib.FITTED_BY_DEFAULT) by least squares in log-time.
 
 Training data: the microbenchmarks set the measured rates directly (Calib.values from
 calibration/<gpu>/summary.json); the efficiency parameters are then fitted ONLY to a named
@@ -23,10 +24,10 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from gemmmodel.errors import BadArgument
-from gemmmodel.model.calib import DEFAULT_FIT, FIT_BOUNDS
+from gemmmodel.model.calib import DEFAULT_FIT, FIT_BOUNDS, FITTED_BY_DEFAULT
 from gemmmodel.model.combine import Components, components_arrays, evaluate_arrays
 
-FIT_PARAMS = tuple(DEFAULT_FIT)
+FIT_PARAMS = FITTED_BY_DEFAULT
 RIDGE = 0.003
 
 

@@ -117,9 +117,18 @@ def build_report(gpus: list[str], out_dir, size=None, root=None) -> Path:
         raise BadArgument("report needs at least one --gpu")
     names = [load_spec(g).name for g in gpus]
     sections = [gpu_section(gpu_data(g, size, root)) for g in gpus]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"report-{'-'.join(names)}.html"
+    path = Path(out_dir) / f"report-{'-'.join(names)}.html"
     title = "gemmmodel report: " + ", ".join(names)
-    path.write_text(h.page(title, sections, _commit()))
+    return write_page(path, h.page(title, sections, _commit()))
+
+
+def write_page(path: Path, text: str) -> Path:
+    """Write a generated page, creating its folder; BadArgument (one line) if it cannot."""
+    if path.parent.exists() and not path.parent.is_dir():
+        raise BadArgument(f"cannot write {path}: {path.parent} is a file, not a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    except OSError as err:
+        raise BadArgument(f"cannot write {path}: {err.strerror or err}") from None
     return path

@@ -21,7 +21,6 @@ def answers_html(answers: list[dict], title: str = TITLE) -> str:
 
 
 def write_answers(answers: list[dict], path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(answers_html(answers))
-    return path
+    from gemmmodel.report import write_page
+
+    return write_page(Path(path), answers_html(answers))

@@ -2,6 +2,7 @@
 
     TileConfig / parse_name / format_name     config.py: one point and its name
     validate(cfg, spec) -> list[str]          rules.py: reasons a config is invalid
+    check_for_runtime(cfg, runtime)           rules.py: InvalidConfig before compiling
     search_space(spec) -> list[TileConfig]    space.py: the one search-space definition
     cfg.defines(), cfg.plan(M, N, K)          plan.py: -D macros and LaunchPlans
 """
@@ -11,7 +12,13 @@ from __future__ import annotations
 from gemmmodel.errors import InvalidConfig
 from gemmmodel.template.config import TileConfig, format_name, looks_like_template_name, parse_name
 from gemmmodel.template.plan import BATCHED_ENTRIES, ENTRY, TEMPLATE_SOURCE, tile_defines, tile_plan
-from gemmmodel.template.rules import estimate_registers, structural_reasons, validate
+from gemmmodel.template.rules import (
+    check_for_runtime,
+    estimate_registers,
+    runtime_spec,
+    structural_reasons,
+    validate,
+)
 from gemmmodel.template.space import search_space
 
 
@@ -29,6 +36,7 @@ def resolve_template_name(name: str) -> TileConfig | None:
     return cfg
 
 
-__all__ = ["BATCHED_ENTRIES", "ENTRY", "TEMPLATE_SOURCE", "TileConfig", "estimate_registers",
-           "format_name", "parse_name", "resolve_template_name", "search_space",
-           "structural_reasons", "tile_defines", "tile_plan", "validate"]
+__all__ = ["BATCHED_ENTRIES", "ENTRY", "TEMPLATE_SOURCE", "TileConfig", "check_for_runtime",
+           "estimate_registers", "format_name", "parse_name", "resolve_template_name",
+           "runtime_spec", "search_space", "structural_reasons", "tile_defines", "tile_plan",
+           "validate"]

@@ -19,7 +19,7 @@ per target, 2026-11): compiler / estimate stayed within 0.84 .. 1.09 (e.g.
 
 from __future__ import annotations
 
-from gemmmodel.errors import BadArgument, InvalidConfig
+from gemmmodel.errors import BadArgument, InvalidConfig, SpecError
 from gemmmodel.template.config import TileConfig
 
 #: Registers for addresses, indices and loop state (fitted, see the module docstring).
@@ -157,6 +157,29 @@ def validate(cfg: TileConfig, spec) -> list[str]:
 def check(cfg: TileConfig, spec) -> TileConfig:
     """`cfg` if valid on `spec`, else InvalidConfig with the reasons."""
     reasons = validate(cfg, spec)
+    if reasons:
+        raise InvalidConfig(cfg.name, reasons)
+    return cfg
+
+
+def runtime_spec(runtime):
+    """The GpuSpec of the runtime's device, looked up by its arch (sm_90, gfx908, ...), or
+    None when no shipped spec has that name."""
+    from gemmmodel.spec import load_spec
+
+    arch = str((runtime.device_info() or {}).get("arch") or "")
+    try:
+        return load_spec(arch) if arch else None
+    except (SpecError, BadArgument):
+        return None
+
+
+def check_for_runtime(cfg: TileConfig, runtime) -> TileConfig:
+    """`cfg` if it can run on the runtime's device, else InvalidConfig with the reasons, before
+    anything is compiled: every rule where the device's spec is known, else the GPU-independent
+    rules (the compiler then reports what they cannot)."""
+    spec = runtime_spec(runtime)
+    reasons = validate(cfg, spec) if spec is not None else structural_reasons(cfg)
     if reasons:
         raise InvalidConfig(cfg.name, reasons)
     return cfg
