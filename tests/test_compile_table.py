@@ -4,6 +4,7 @@ import pytest
 
 from gemmmodel.compile.facts import MIX_KEYS, KernelFacts, empty_mix
 from gemmmodel.compile.table import (
+    DEFAULT_TARGETS,
     FIELDS,
     catalogue_sources,
     facts_for,
@@ -58,3 +59,19 @@ def test_catalogue_sources(tmp_path):
     cat.write_text('[kernel."1"]\nsource = "ladder/k1.cu"\n')
     with pytest.raises(BadArgument):
         catalogue_sources(cat)
+
+
+def test_committed_table_covers_every_catalogue_id_on_every_target():
+    """calibration/compile_facts.csv: one compiled row per catalogue id x DEFAULT_TARGETS,
+    so later commands never need a compiler; every row has registers and an FMA count."""
+    df = load_compile_facts()
+    ids = [kid for kid, _, _ in catalogue_sources()]
+    assert len(ids) == 28
+    assert sorted(zip(df.kernel_id, df.target)) == sorted(
+        (kid, target) for kid in ids for target in DEFAULT_TARGETS)
+    assert (df.status == "ok").all(), df[df.status != "ok"][["kernel_id", "target", "status"]]
+    for kid in ids:
+        for target in DEFAULT_TARGETS:
+            facts = facts_for(kid, target, table=df)
+            assert (facts.vgprs if facts.vendor == "amd" else facts.regs) > 0, (kid, target)
+            assert facts.mix_total["fma"] + facts.mix_total["fma_packed"] > 0, (kid, target)

@@ -170,3 +170,18 @@ def test_batched_dispatch_passes_size_trans_and_maps_the_row(main, capsys, fake_
     assert row["batch"] == 30 and row["passed"] is True
     assert row["flop_per_s"] == pytest.approx(2 * 64 * 64 * 32 * 30 / 2e-5)
     assert row["extra"]["config"] == "32x32x8/2x2"
+
+
+def test_template_over_device_limits_is_rejected_before_compiling():
+    """A template config whose double-buffered LDS (2 x 64 x 512 floats = 256 KiB) exceeds
+    the sm_90 spec's shared memory per block fails with the reason, and nothing is compiled
+    or launched."""
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.runtime.fake import FakeRuntime
+    from gemmmodel.runtime.runner import run_refs
+
+    rt = FakeRuntime(info={"arch": "sm_90"})
+    rows = run_refs(rt, [resolve("256x256x64/8x8/db")], [(512, 512, 512)])
+    assert rows[0].status == "failed"
+    assert "InvalidConfig" in rows[0].reason and "LDS" in rows[0].reason
+    assert rt.compiled == [] and rt.launches == []

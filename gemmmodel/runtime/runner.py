@@ -152,6 +152,10 @@ CHECK_CASES = ((1.0, 0.0), (0.75, -0.5))
 
 def _run_plan_kernel(runtime, ref, row: RunRow, check: bool, budget_s: float) -> None:
     m, n, k = row.m, row.n, row.k
+    if ref.config is not None:  # a template config: the device's limits, before compiling
+        from gemmmodel.template import check_for_runtime
+
+        check_for_runtime(ref.config, runtime)
     plan = ref.plan(m, n, k)
     module = runtime.compile_plan(plan)
 
