@@ -23,7 +23,7 @@ from gemmmodel.explain import (
     predict_ref,
     resources,
 )
-from gemmmodel.explain_diff import term_diff
+from gemmmodel.explain_diff import BAND, direction, term_diff
 
 QUESTIONS = (
     "How can the measured speedup of each step be explained by theory?",
@@ -53,15 +53,6 @@ PROFILER_COUNTERS = {
                     "MemUnitStalled, ALUStalledByLDS"),
 }
 
-
-#: A step "changed nothing" when its speedup is within 1 +- BAND (a choice of this report,
-#: about the run-to-run spread of GPU timings; not a measured figure).
-BAND = 0.02
-
-
-def direction(speedup: float) -> str:
-    """'faster', 'slower' or 'same' (within BAND)."""
-    return "faster" if speedup > 1 + BAND else "slower" if speedup < 1 - BAND else "same"
 
 
 @dataclass

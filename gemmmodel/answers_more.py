@@ -184,6 +184,7 @@ def q7(amd, nv) -> dict:
 
 
 def q8(amd, nv, compare) -> dict:
+    from gemmmodel.explain_text import value_text
     from gemmmodel.spec import list_specs
 
     gpus = [amd.spec.name, nv.spec.name] + [g for g in ("gfx906",) if g in list_specs()]
@@ -194,7 +195,8 @@ def q8(amd, nv, compare) -> dict:
         slow = res["items"][1]
         v = slow["versus"]
         lead = v["lead"]["term"] if v.get("lead") else "-"
-        drivers = ", ".join(f"{d['term']} {d['from']:.4g} -> {d['to']:.4g}"
+        drivers = ", ".join(f"{d['term']} {value_text(d['from'], d.get('unit', ''))} -> "
+                            f"{value_text(d['to'], d.get('unit', ''))}"
                             for d in v["drivers"][:2])
         table.append([gpu, res["items"][0]["name"], f"{v['predicted_ratio']:.2f}x",
                       _fmt(v.get("measured_ratio"), ".2f", "x"), f"{lead}: {drivers}"])

@@ -10,7 +10,9 @@ Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.p
 
 Resources of a kernel come, in this order, from: the committed compile-facts table
 (catalogue kernels), the registers the GPU's own compiler reported during calibration
-(template configs, calibration/<gpu>/template.csv `occupancy_template`), the compiler on
+(template configs, calibration/<gpu>/template.csv `occupancy_template`), the committed
+template facts table (calibration/template_facts.csv: the configs compare and answers
+name by default, compiled offline for every target), the compiler on
 this machine (cached on disk; skipped with allow_compile=False or when none is installed),
 else the model's register estimate from the tile parameters.
 """
@@ -176,12 +178,14 @@ def device_registers(gpu: str, root=None) -> dict:
             if not missing(r["value"])}
 
 
-@lru_cache(maxsize=1)
-def _facts_table():
-    """The committed compile-facts table (read once per process); BadArgument if absent."""
+@lru_cache(maxsize=2)
+def _facts_table(template: bool = False):
+    """A committed compile-facts table, the catalogue's or the template configs' (read once
+    per process); BadArgument if absent."""
     from gemmmodel.compile import load_compile_facts
+    from gemmmodel.compile.table import TEMPLATE_TABLE_FILE
 
-    return load_compile_facts()
+    return load_compile_facts(TEMPLATE_TABLE_FILE if template else None)
 
 
 def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[object, str]:
@@ -203,6 +207,13 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[obje
         if regs:
             return ({"regs": regs, "lds_bytes": ref.config.lds_bytes},
                     f"registers reported on the GPU (calibration/{spec.name}/template.csv)")
+        try:
+            from gemmmodel.compile import facts_for
+
+            return (facts_for(ref.name, spec, table=_facts_table(template=True)),
+                    "template facts table (calibration/template_facts.csv)")
+        except GemmModelError:
+            pass
         from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
 
         source, entry, defines = TEMPLATE_SOURCE, ENTRY, ref.config.defines()

@@ -17,6 +17,14 @@ KEY_TERMS = ("t_total_s", "t_pipes_s", "t_issue_s", "t_lds_s", "t_l2_s", "t_dram
              "t_spawn_s", "t_latency_s", "t_launch_s", "t_ramp_s")
 #: The terms whose sum is t_total_s (model/combine.py).
 TOP_TERMS = ("t_pipes_s", "t_latency_s", "t_launch_s", "t_ramp_s")
+#: A step "changed nothing" when its speedup is within 1 +- BAND (a choice of this tool,
+#: about the run-to-run spread of GPU timings; not a measured figure).
+BAND = 0.02
+
+
+def direction(speedup: float) -> str:
+    """'faster', 'slower' or 'same' (within BAND)."""
+    return "faster" if speedup > 1 + BAND else "slower" if speedup < 1 - BAND else "same"
 
 
 def _paths(root) -> dict:

@@ -6,6 +6,7 @@ gemmmodel.units.
 
 from __future__ import annotations
 
+from gemmmodel.explain_diff import direction
 from gemmmodel.units import format_bytes, format_flops, format_si
 
 _PARAM_ORDER = ("BM", "BN", "BK", "TM", "TN", "TK", "warp_tile", "threads", "padding",
@@ -90,8 +91,13 @@ def step_line(name: str, step: dict) -> str:
     meas = ratio(step.get("measured_speedup"))
     where = f" ({step['measured_source']})" if step.get("measured_source") else \
         " (no measurement of both)"
+    miss = ""
+    if step.get("measured_speedup") and step.get("predicted_speedup"):
+        m, p = direction(step["measured_speedup"]), direction(step["predicted_speedup"])
+        if m != p:
+            miss = f" (wrong direction: measured {m}, predicted {p})"
     return (f"{name} vs {step['parent']}: measured {meas}{where}, predicted "
-            f"{ratio(step['predicted_speedup'])}, because {moved_text(step)}")
+            f"{ratio(step['predicted_speedup'])}{miss}, because {moved_text(step)}")
 
 
 def render_explain(res: dict, depth: int = 3) -> str:

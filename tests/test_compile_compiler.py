@@ -115,3 +115,25 @@ def test_catalogue_sample_matches_committed_table(require_tool):
                     assert want is pd.NA, (kid, target, col)  # empty in the CSV
                 else:
                     assert got == want, (kid, target, col)
+
+
+def test_template_facts_table_matches_the_compiler(require_tool):
+    """The shipped calibration/template_facts.csv (what explain/compare use without a
+    compiler) equals a fresh compile of its configs on gfx906 and sm_90."""
+    from gemmmodel.compile.table import TEMPLATE_CONFIGS, TEMPLATE_TABLE_FILE, template_sources
+
+    require_tool("hipcc", "nvcc")
+    table = load_compile_facts(TEMPLATE_TABLE_FILE)
+    items = template_sources()
+    assert sorted(table.kernel_id.unique()) == sorted(TEMPLATE_CONFIGS)
+    for target in ("gfx906", "sm_90"):
+        route = routes.choose_route(target, "amd" if target.startswith("gfx") else "nvidia")
+        for name, source, entry, defines in items:
+            row = table[(table.kernel_id == name) & (table.target == target)].iloc[0]
+            if row.compiler != route.versions:
+                pytest.skip(f"table made with {row.compiler!r}, here {route.versions!r}")
+            (f,) = compile_facts(source, target, defines=defines, entry=entry, route=route)
+            flat = f.flat()
+            for col in ("vgprs", "regs", "lds_bytes", "spills", "loop_fma"):
+                got, want = flat[col], row[col]
+                assert (want is pd.NA) if got is None else got == want, (name, target, col)

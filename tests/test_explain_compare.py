@@ -36,7 +36,10 @@ def test_compare_gfx906_prefers_64x64x16(require_tool):
     res = compare(PAIR, "gfx906", "4096x4096x4096")
     _check_structure(res)
     assert res["predicted_order"][0] == "64x64x16/4x4"
-    assert all("compiler" in it["facts_source"] for it in res["items"])
+    # the compiler's resources: fresh, or its offline table (checked against a fresh compile
+    # in test_compile_compiler.test_template_facts_table_matches_the_compiler)
+    assert all("compiler" in it["facts_source"] or "template_facts.csv" in it["facts_source"]
+               for it in res["items"])
 
 
 def test_compare_h100_prefers_128x128x8(require_tool):
@@ -80,3 +83,15 @@ def test_cli_errors_are_one_line_exit_2(argv, words, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and words in captured.err
+
+
+@pytest.mark.parametrize("gpu,first", [("gfx906", "64x64x16/4x4"), ("h100", "128x128x8/8x8"),
+                                       ("gfx908", "64x64x16/4x4")])
+def test_compare_on_shipped_facts_without_a_compiler(gpu, first):
+    """With no compiler (allow_compile=False) the pair takes its resources from the shipped
+    template facts table (compiled offline by `gemmmodel facts --template`), not from the
+    register estimate, and the question-8 order holds on both vendors."""
+    res = compare(PAIR, gpu, "4096x4096x4096", allow_compile=False)
+    _check_structure(res)
+    assert res["predicted_order"][0] == first
+    assert all("template_facts.csv" in it["facts_source"] for it in res["items"])

@@ -133,3 +133,18 @@ def test_cli_text_names_the_step(capsys):
     out = capsys.readouterr().out
     assert "7.4 vs 7.3: measured 1.071x" in out
     assert "bottleneck:" in out and "term tree:" in out and "occupancy:" in out
+
+
+@pytest.mark.parametrize("measured, predicted, flagged", [
+    (1.071, 0.887, "wrong direction: measured faster, predicted slower"),
+    (1.08, 1.068, None),
+    (1.005, 0.95, "wrong direction: measured same, predicted slower"),
+])
+def test_step_line_flags_a_missed_direction(measured, predicted, flagged):
+    from gemmmodel.explain_text import step_line
+
+    step = {"parent": "7.3", "measured_speedup": measured, "predicted_speedup": predicted,
+            "measured_source": "table", "moved": [], "lead": None}
+    line = step_line("7.4", step)
+    assert line.startswith(f"7.4 vs 7.3: measured {measured:.3f}x (table), predicted")
+    assert (flagged in line) if flagged else ("wrong direction" not in line)

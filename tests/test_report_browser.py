@@ -78,6 +78,14 @@ def test_report_cli_writes_the_file(tmp_path, capsys):
     assert (tmp_path / "report-gfx906.html").is_file() and "report-gfx906.html" in out
 
 
+def test_report_to_a_file_is_a_one_line_error(tmp_path, capsys):
+    target = tmp_path / "taken"
+    target.write_text("")
+    assert main(["report", "--gpu", "gfx906", "-o", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a folder" in err
+
+
 def test_report_data_reads_calibration_sweeps(tmp_path):
     """Calibration rows (catalogue kernels, template configs, vendor BLAS) become measured
     points, measured times in the kernel table and measured speedups on lineage edges."""

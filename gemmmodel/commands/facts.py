@@ -1,5 +1,6 @@
 """`gemmmodel facts`: compile every catalogue kernel for the targets and write the
-compile-facts table (calibration/compile_facts.csv)."""
+compile-facts table (calibration/compile_facts.csv); with --template, the shipped
+tile-template configs instead (calibration/template_facts.csv)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from gemmmodel.commands._common import add_json_flag, emit, progress
 from gemmmodel.compile.table import (
     DEFAULT_TARGETS,
     TABLE_FILE,
+    TEMPLATE_CONFIGS,
+    TEMPLATE_TABLE_FILE,
     build_facts_table,
+    template_sources,
     write_facts_table,
 )
 
@@ -19,7 +23,12 @@ def add_parser(sub) -> None:
                                      "write the compile-facts table")
     p.add_argument("--targets", default=",".join(DEFAULT_TARGETS),
                    help="comma-separated compile targets or GPU names")
-    p.add_argument("--out", type=Path, default=TABLE_FILE, help="CSV file to write")
+    p.add_argument("--template", nargs="*", metavar="CONFIG", default=None,
+                   help="compile tile-template configs instead of the catalogue (default "
+                        f"configs: {' '.join(TEMPLATE_CONFIGS)}; out: {TEMPLATE_TABLE_FILE.name})")
+    p.add_argument("--out", type=Path, default=None,
+                   help=f"CSV file to write (default {TABLE_FILE.name} or "
+                        f"{TEMPLATE_TABLE_FILE.name} under calibration/)")
     p.add_argument("--catalogue", type=Path, default=None,
                    help="catalogue TOML (default kernels/catalogue.toml)")
     p.add_argument("--jobs", type=int, default=0, help="parallel compiles (default: CPUs)")
@@ -35,9 +44,13 @@ def _render(payload: dict) -> str:
 
 def run(args) -> int:
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    items = None
+    if args.template is not None:
+        items = template_sources(args.template or TEMPLATE_CONFIGS)
     rows = build_facts_table(targets, catalogue=args.catalogue, jobs=args.jobs,
-                             progress=progress)
-    out = write_facts_table(rows, args.out)
+                             progress=progress, items=items)
+    default_out = TABLE_FILE if items is None else TEMPLATE_TABLE_FILE
+    out = write_facts_table(rows, args.out or default_out)
     failed = [{k: r.get(k) for k in ("kernel_id", "target", "status")}
               for r in rows if r.get("status") != "ok"]
     return emit(args, {"out": str(out), "rows": len(rows), "failed": failed}, _render)

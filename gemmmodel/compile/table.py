@@ -1,7 +1,10 @@
-"""The compile-facts table of the catalogue: build it (every kernel x every target), write
-it as CSV, and load the committed copy (calibration/compile_facts.csv) without compilers.
+"""The compile-facts tables: build one (every kernel x every target), write it as CSV, and
+load the committed copy without compilers. calibration/compile_facts.csv holds the
+catalogue; calibration/template_facts.csv holds the tile-template configs that explain,
+compare and answers name by default (TEMPLATE_CONFIGS), so those run on shipped data too.
 
-One row per (kernel_id, target): `kernel_id` is the catalogue id, then KernelFacts.flat()
+One row per (kernel_id, target): `kernel_id` is the catalogue id or the template config
+name, then KernelFacts.flat()
 columns (mixes flattened to total_<key> / loop_<key>), then `status` ("ok" or the error the
 compiler gave, with the other columns empty).
 """
@@ -28,6 +31,9 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 DEFAULT_TARGETS = ("gfx900", "gfx906", "gfx908", "gfx90a", "sm_61", "sm_80", "sm_90")
 TABLE_FILE = CALIBRATION_DIR / "compile_facts.csv"
+TEMPLATE_TABLE_FILE = CALIBRATION_DIR / "template_facts.csv"
+#: Template configs with shipped facts: the pair of REFERENCE.md question 8 (answers_more).
+TEMPLATE_CONFIGS = ("64x64x16/4x4", "128x128x8/8x8")
 TEXT_FIELDS = ("kernel_id", "kernel", "target", "vendor", "mix_source", "compiler", "flags",
                "status")
 FIELDS = ["kernel_id", *KernelFacts(kernel="", target="", vendor="").flat().keys(), "status"]
@@ -48,12 +54,22 @@ def catalogue_sources(catalogue: Path | None = None) -> list[tuple[str, Path, st
     return out
 
 
+def template_sources(configs=TEMPLATE_CONFIGS) -> list[tuple[str, Path, str, dict]]:
+    """(config name, template source, entry, -D defines) of tile-template configs."""
+    from gemmmodel.template import ENTRY, TEMPLATE_SOURCE, parse_name
+
+    return [(cfg.name, TEMPLATE_SOURCE, ENTRY, cfg.defines())
+            for cfg in (parse_name(name) for name in configs)]
+
+
 def build_facts_table(targets=DEFAULT_TARGETS, catalogue: Path | None = None, jobs: int = 0,
-                      progress: Callable[[str], None] | None = None) -> list[dict]:
-    """Compile every catalogue kernel for every target; rows in (target, catalogue) order.
-    A kernel that fails to compile gets a row whose `status` is the error message; a
-    missing toolchain (ToolMissing) stops the build."""
-    kernels = catalogue_sources(catalogue)
+                      progress: Callable[[str], None] | None = None,
+                      items: list | None = None) -> list[dict]:
+    """Compile every catalogue kernel (or the given (id, source, entry[, defines]) items)
+    for every target; rows in (target, item) order. A kernel that fails to compile gets a
+    row whose `status` is the error message; a missing toolchain (ToolMissing) stops the
+    build."""
+    kernels = items if items is not None else catalogue_sources(catalogue)
     jobs = jobs or os.cpu_count() or 1
     rows: list[dict] = []
     for target_name in targets:
@@ -61,9 +77,11 @@ def build_facts_table(targets=DEFAULT_TARGETS, catalogue: Path | None = None, jo
         route = choose_route(target, vendor)
 
         def one(item, target=target, vendor=vendor, route=route):
-            kid, source, entry = item
+            kid, source, entry, *rest = item
+            defines = rest[0] if rest else None
             try:
-                facts = compile_facts(source, target, entry=entry, route=route)[0]
+                facts = compile_facts(source, target, defines=defines, entry=entry,
+                                      route=route)[0]
                 return {"kernel_id": kid, **facts.flat(), "status": "ok"}
             except ToolMissing:
                 raise
@@ -124,7 +142,8 @@ def _pd_na():
 
 
 def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
-    """KernelFacts of one catalogue kernel on one target, from the committed table."""
+    """KernelFacts of one kernel on one target, from a committed table (default: the
+    catalogue's)."""
     target, _ = resolve_target(spec_or_target)
     df = table if table is not None else load_compile_facts()
     match = df[(df["kernel_id"] == str(kernel_id)) & (df["target"] == target)]
