@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import re
 
+from gemmmodel.compile.table import TEMPLATE_CONFIGS as Q8_CONFIGS
 from gemmmodel.errors import GemmModelError
-
-#: Template configs of question 8 (REFERENCE.md section 1: the Tensile / CUDA-tutorial tile
-#: and the tile that wins on gfx906 / MI100).
-Q8_CONFIGS = ("64x64x16/4x4", "128x128x8/8x8")
 
 
 def default_nvidia() -> str:

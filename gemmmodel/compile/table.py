@@ -32,7 +32,9 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 DEFAULT_TARGETS = ("gfx900", "gfx906", "gfx908", "gfx90a", "sm_61", "sm_80", "sm_90")
 TABLE_FILE = CALIBRATION_DIR / "compile_facts.csv"
 TEMPLATE_TABLE_FILE = CALIBRATION_DIR / "template_facts.csv"
-#: Template configs with shipped facts: the pair of REFERENCE.md question 8 (answers_more).
+#: Template configs with shipped facts: the pair of REFERENCE.md question 8 (the tile that
+#: wins on gfx906 / MI100 and the Tensile / CUDA-tutorial tile), so answers_more.Q8_CONFIGS
+#: and explain --compare need no compiler.
 TEMPLATE_CONFIGS = ("64x64x16/4x4", "128x128x8/8x8")
 TEXT_FIELDS = ("kernel_id", "kernel", "target", "vendor", "mix_source", "compiler", "flags",
                "status")

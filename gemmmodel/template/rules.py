@@ -179,7 +179,9 @@ def check_for_runtime(cfg: TileConfig, runtime) -> TileConfig:
     anything is compiled: every rule where the device's spec is known, else the GPU-independent
     rules (the compiler then reports what they cannot)."""
     spec = runtime_spec(runtime)
-    reasons = validate(cfg, spec) if spec is not None else structural_reasons(cfg)
+    if spec is not None:
+        return check(cfg, spec)
+    reasons = structural_reasons(cfg)
     if reasons:
         raise InvalidConfig(cfg.name, reasons)
     return cfg
