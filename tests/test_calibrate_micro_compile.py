@@ -14,6 +14,7 @@ from gemmmodel.errors import GemmModelError
 MICRO = KERNELS_DIR / "micro"
 VARIANTS = ([("fma.cu", {"ILP": i}) for i in FMA_ILPS]
             + [("smem.cu", {"VEC": b // 32}) for b in SMEM_BITS]
+            + [("smem.cu", {"VEC": 1, "CP_BYTES": 16})]
             + [(name, {}) for name in ("bandwidth.cu", "latency.cu", "launch.cu")])
 
 
@@ -95,9 +96,24 @@ def test_fma_loop_keeps_every_fma(require_tool, cubins):
 def test_smem_loop_is_shared_loads_and_adds_only(require_tool, cubins, vec, op):
     require_tool("nvcc")
     sass = _sass(cubins, "smem.cu", {"VEC": vec})
-    assert len(re.findall(op, sass)) >= 32
-    # no global or local memory traffic besides the setup / result stores
-    assert not re.search(r"\b(LDL|STL|LDG)\b", sass)
+    for entry in ("mb_smem_stride", "mb_smem_pattern"):
+        body = sass.split(f"\n.text.{entry}:")[1].split("\n.text.")[0]
+        assert len(re.findall(op, body)) >= 32, entry
+        # no local memory traffic; the pattern kernel reads its lane table once (1 LDG)
+        assert not re.search(r"\b(LDL|STL)\b", body), entry
+        assert len(re.findall(r"\bLDG\b", body)) == (entry == "mb_smem_pattern"), entry
+
+
+@pytest.mark.parametrize("nbytes", [4, 16])
+def test_cp_async_loop_issues_only_async_copies(require_tool, cubins, nbytes):
+    require_tool("nvcc")
+    sass = _sass(cubins, "smem.cu", {"VEC": 1, **({"CP_BYTES": 16} if nbytes == 16 else {})})
+    body = sass.split("\n.text.mb_cp_async:")[1].split("\n.text.")[0]
+    copies = re.findall(r"LDGSTS(\.\w+)*", body)
+    assert len(copies) >= 8
+    # `@!PT LDS RZ, [RZ]` lines are never-executed padding that ptxas puts after LDGSTS
+    live = "\n".join(line for line in body.splitlines() if "@!PT" not in line)
+    assert not re.search(r"\b(LDL|STL|LDS|STS)\b", live)
 
 
 def test_chases_are_one_dependent_load_per_step(require_tool, cubins):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gemmmodel.calibrate.context import DeviceFacts
-from gemmmodel.calibrate.plan import Measurement, estimate_bench_s, rows_for
+from gemmmodel.calibrate.plan import Measurement, Skip, estimate_bench_s, rows_for
 
 COMPILE_S = 0.5           # assumed NVRTC compile + load time per module (estimates only)
 CLOCK_SPIN_S = 5e-3       # length of the clock-measuring spin
@@ -32,6 +32,31 @@ SMEM_THREADS = 1024       # one block per SM
 SMEM_ITERS = 64
 SMEM_LOADS_PER_ITER = 32  # = MB_LOADS_PER_ITER in smem.cu
 NEVER = -12345.0          # the kernels' sums cannot reach this
+#: Lane -> element patterns of mb_smem_pattern (element index per lane, in accesses of the
+#: pattern's width). They are the shapes a register-tiled GEMM reads its fragments with:
+#: whole-warp, half-warp and 8-lane broadcasts, repeated groups of distinct words, and the
+#: unique-address references. The bank-conflict simulator is checked against them.
+SMEM_PATTERNS = {
+    "all_same": [0] * 32,
+    "lane_div_16": [lane // 16 for lane in range(32)],
+    "lane_div_8": [lane // 8 for lane in range(32)],
+    "lane_div_4": [lane // 4 for lane in range(32)],
+    "lane_div_2": [lane // 2 for lane in range(32)],
+    "lane_mod_4": [lane % 4 for lane in range(32)],
+    "lane_mod_8": [lane % 8 for lane in range(32)],
+    "lane_mod_16": [lane % 16 for lane in range(32)],
+    "unique": list(range(32)),
+    "lane_mod_16_x2": [2 * (lane % 16) for lane in range(32)],
+    "lane_div_8_x8": [8 * (lane // 8) for lane in range(32)],
+    "lane_mod_8_x8": [8 * (lane % 8) for lane in range(32)],
+    "half_swap": [(lane % 16) + 16 * (1 - lane // 16) for lane in range(32)],
+    "quarter_pairs": [(lane % 8) + 8 * ((lane // 8) % 2) for lane in range(32)],
+}
+SMEM_PATTERN_BITS = (32, 64, 128)
+CP_ASYNC_CASES = ((4, 4, 1), (4, 1, 1), (4, 1, 33), (4, 4, 68), (16, 4, 1), (16, 4, 4))
+CP_ASYNC_THREADS = 1024
+CP_ASYNC_ITERS = 64
+CP_ASYNC_PER_ITER = 8     # = MB_CP_PER_ITER in smem.cu
 
 
 def _timing(rt, buf, blocks: int = 1) -> np.ndarray:
@@ -130,6 +155,56 @@ def _run_smem(ctx, bits: int, stride: int) -> list[dict[str, Any]]:
                     note=f"stride in {bits}-bit elements = {stride * vec} words")
 
 
+def _run_smem_pattern(ctx, bits: int, pattern: str) -> list[dict[str, Any]]:
+    rt, dev = ctx.rt, ctx.device
+    vec = bits // 32
+    module = ctx.micro_module("smem.cu", ["mb_smem_pattern"], {"VEC": vec})
+    blocks = dev.sms
+    table = rt.upload(np.asarray(SMEM_PATTERNS[pattern], dtype=np.int32))
+    timing, sink = rt.alloc(16 * blocks), rt.alloc(4 * blocks * SMEM_THREADS)
+    try:
+        result = ctx.time(lambda i: rt.launch(module, "mb_smem_pattern", (blocks, 1, 1),
+                                              (SMEM_THREADS, 1, 1),
+                                              [table, SMEM_ITERS, NEVER, sink, timing]))
+        cycles, ns = (float(x) for x in _timing(rt, timing)[0])
+    finally:
+        for buf in (table, timing, sink):
+            rt.free(buf)
+    accesses = (SMEM_THREADS // 32) * SMEM_ITERS * SMEM_LOADS_PER_ITER
+    per_access = cycles / accesses
+    return rows_for({"cycles_per_access": per_access}, timing=result,
+                    work=blocks * accesses, work_unit="accesses", clock_hz=_clock(cycles, ns),
+                    note=f"lane -> element: {SMEM_PATTERNS[pattern]}")
+
+
+def _run_cp_async(ctx, nbytes: int, src_stride: int, dst_stride: int) -> list[dict[str, Any]]:
+    rt, dev = ctx.rt, ctx.device
+    arch = str(getattr(rt, "arch", "") or "").removeprefix("sm_")
+    if arch.isdigit() and int(arch) < 80:
+        raise Skip(f"cp.async needs sm_80 or newer; this GPU is sm_{arch}")
+    module = ctx.micro_module("smem.cu", ["mb_cp_async"], {"CP_BYTES": nbytes, "VEC": 1})
+    blocks = dev.sms
+    src = rt.upload(np.random.default_rng(7).uniform(-1, 1, 8 * 65536).astype(np.float32))
+    timing = rt.alloc(16 * blocks)
+    try:
+        result = ctx.time(lambda i: rt.launch(module, "mb_cp_async", (blocks, 1, 1),
+                                              (CP_ASYNC_THREADS, 1, 1),
+                                              [src, src_stride, dst_stride, CP_ASYNC_ITERS,
+                                               timing]))
+        cycles, ns = (float(x) for x in _timing(rt, timing)[0])
+    finally:
+        rt.free(src)
+        rt.free(timing)
+    instr = (CP_ASYNC_THREADS // 32) * CP_ASYNC_ITERS * CP_ASYNC_PER_ITER  # warp instr / SM
+    per_instr = cycles / instr
+    return rows_for({"cycles_per_warp_instruction": per_instr,
+                     "bytes_per_clk_per_sm": 32 * nbytes / per_instr if per_instr else None},
+                    timing=result, work=blocks * instr, work_unit="warp instructions",
+                    clock_hz=_clock(cycles, ns),
+                    note=f"cp.async {nbytes} B, source stride {src_stride} words, "
+                         f"shared stride {dst_stride} x {nbytes // 4} words per lane")
+
+
 # ---- plan --------------------------------------------------------------------------------
 def compute_measurements(dev: DeviceFacts, budget_s: float) -> list[Measurement]:
     """Clock, FMA and shared-memory measurements, in run order."""
@@ -158,4 +233,19 @@ def compute_measurements(dev: DeviceFacts, budget_s: float) -> list[Measurement]
             est = estimate_bench_s(cycles / dev.clock_hz, budget_s) + COMPILE_S * (j == 0)
             out.append(Measurement("micro", "smem_stride", {"bits": bits, "stride": stride},
                                    est, lambda ctx, b=bits, s=stride: _run_smem(ctx, b, s)))
+    for bits in SMEM_PATTERN_BITS:
+        for j, pattern in enumerate(SMEM_PATTERNS):
+            cycles = (SMEM_THREADS // 32) * SMEM_ITERS * SMEM_LOADS_PER_ITER * bits / 32
+            est = estimate_bench_s(cycles / dev.clock_hz, budget_s) + COMPILE_S * (j == 0)
+            out.append(Measurement("micro", "smem_pattern", {"bits": bits, "pattern": pattern},
+                                   est, lambda ctx, b=bits, p=pattern:
+                                   _run_smem_pattern(ctx, b, p)))
+    for j, (nbytes, src_stride, dst_stride) in enumerate(CP_ASYNC_CASES):
+        cycles = (CP_ASYNC_THREADS // 32) * CP_ASYNC_ITERS * CP_ASYNC_PER_ITER * 4
+        est = estimate_bench_s(cycles / dev.clock_hz, budget_s) + COMPILE_S * (j < 2)
+        out.append(Measurement("micro", "cp_async",
+                               {"bytes": nbytes, "src_stride": src_stride,
+                                "dst_stride": dst_stride}, est,
+                               lambda ctx, n=nbytes, a=src_stride, b=dst_stride:
+                               _run_cp_async(ctx, n, a, b)))
     return out

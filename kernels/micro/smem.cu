@@ -7,6 +7,13 @@
 // the shared-memory pipe leaves idle, so the shared access is the only limiter.
 // Launch one block of 1024 threads per SM; timing[block] = [cycles, ns] over the timed loop.
 // Cycles per warp-level access = cycles / (warps * iters * 32).
+//
+// mb_smem_pattern: the same loop, but lane l reads element pattern[l] (in VEC-float
+// elements, a table of 32 ints in global memory), so broadcast and partial-broadcast
+// patterns (several lanes on one 16-byte word) can be timed and counted by ncu.
+// mb_cp_async (sm_80+, -DCP_BYTES=4|16): every lane issues cp.async copies of CP_BYTES from
+// a small global window (L1/L2-resident after the first pass) into shared memory, 8 per
+// iteration, then commit + wait_group 0; cycles per warp copy instruction per SM.
 #include "mb_timer.h"
 
 #ifndef VEC
@@ -61,3 +68,70 @@ extern "C" __global__ void mb_smem_stride(int stride, int iters, float never,
   for (int k = 0; k < MB_ACCS; ++k) s += acc[k];
   if (s == never) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
+
+extern "C" __global__ void mb_smem_pattern(const int* __restrict__ pattern, int iters, float never,
+                                           float* __restrict__ sink,
+                                           unsigned long long* timing) {
+  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
+  for (int i = threadIdx.x; i < MB_SMEM_WORDS; i += blockDim.x) buf[i] = static_cast<float>(i & 7);
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned word = (static_cast<unsigned>(pattern[lane]) * VEC) & (MB_SMEM_WORDS - 1);
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(buf + word));
+  float acc[MB_ACCS];
+#pragma unroll
+  for (int k = 0; k < MB_ACCS; ++k) acc[k] = 0.0f;
+  __syncthreads();
+  const unsigned long long g0 = mb_globaltimer_ns();
+  const unsigned long long c0 = mb_clock();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int u = 0; u < MB_LOADS_PER_ITER; ++u) acc[u % MB_ACCS] += mb_lds(addr);
+  }
+  __syncthreads();
+  const unsigned long long c1 = mb_clock();
+  const unsigned long long g1 = mb_globaltimer_ns();
+  if (threadIdx.x == 0) mb_store_timing(timing, c0, c1, g0, g1);
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < MB_ACCS; ++k) s += acc[k];
+  if (s == never) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#ifndef CP_BYTES
+#define CP_BYTES 4
+#endif
+#define MB_CP_PER_ITER 8
+// Lane l of warp w copies CP_BYTES from src + (w * 32 + l) * src_stride bytes (+ u * 4 KiB)
+// into shared word (w * 32 + l) * dst_stride (+ u * 32 * dst_stride), modulo the buffer.
+extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_stride_words,
+                                       int dst_stride_words, int iters,
+                                       unsigned long long* timing) {
+  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
+  const unsigned t = threadIdx.x;
+  const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * 65536u;
+  __syncthreads();
+  const unsigned long long g0 = mb_globaltimer_ns();
+  const unsigned long long c0 = mb_clock();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int u = 0; u < MB_CP_PER_ITER; ++u) {
+      const float* g = base + ((t * static_cast<unsigned>(src_stride_words) + u * 1024u) & 65535u);
+      float* d = buf + ((t * static_cast<unsigned>(dst_stride_words) * (CP_BYTES / 4)
+                        + u * 8u) & (MB_SMEM_WORDS - 1) & ~static_cast<unsigned>(CP_BYTES / 4 - 1));
+      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(d));
+#if CP_BYTES == 16
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
+#else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(g));
+#endif
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group 0;\n" ::);
+  }
+  __syncthreads();
+  const unsigned long long c1 = mb_clock();
+  const unsigned long long g1 = mb_globaltimer_ns();
+  if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
+}
+#endif
