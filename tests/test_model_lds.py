@@ -95,7 +95,7 @@ def test_template_strided_fragments_conflict_free_where_contiguous_8x8_is_not():
     b_reads = [r for r in lds_table(contiguous, spec) if r["kind"] == "read" and "B" in r["name"]]
     assert all(r["conflict_factor"] == 2.0 for r in b_reads)
     s_reads = [r for r in lds_table(strided, spec) if r["kind"] == "read"]
-    assert all(r["conflict_factor"] == 1.0 for r in s_reads)
+    assert all(r["conflict_factor"] <= 1.0 for r in s_reads)  # < 1 where broadcasts merge
     # fewer passes per iteration for the same FMAs
     assert lds_passes_per_iter(strided, spec).value < lds_passes_per_iter(contiguous, spec).value
 

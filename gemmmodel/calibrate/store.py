@@ -43,6 +43,7 @@ QUANTITIES = {
     "flop_per_s": "FLOP/s",
     "flop_per_clk_per_sm": "FLOP/clk/SM",
     "cycles_per_access": "cycles",
+    "cycles_per_warp_instruction": "cycles",
     "latency_s": "s",
     "latency_cycles": "cycles",
     "clock_hz": "Hz",
@@ -55,7 +56,7 @@ QUANTITIES = {
 }
 
 #: Units of the `work` column (what the measurement did per timed run).
-WORK_UNITS = ("B", "FLOP", "steps", "accesses", "blocks", "cycles", "")
+WORK_UNITS = ("B", "FLOP", "steps", "accesses", "blocks", "cycles", "warp instructions", "")
 
 STATUSES = ("ok", "skipped", "error")
 DONE_STATUSES = ("ok", "skipped")

@@ -48,15 +48,32 @@ def _groups_cached(spec, width_bytes: int, kind: str) -> tuple:
     return tuple(tuple(int(x) for x in g) for g in phases[key])
 
 
+def merge_windows(spec, width_bytes: int, kind: str = "read") -> list[list[int]]:
+    """Merge windows of spec.lds_merge_windows for an access (measured for loads only: the
+    key "b<bits>" applies to reads, "b<bits>_write" to writes); [] where the spec has none."""
+    table = getattr(spec, "lds_merge_windows", None) or {}
+    width = "b128" if width_bytes == 12 else f"b{8 * width_bytes}"
+    key = f"{width}_write" if kind == "write" else width
+    return [list(int(x) for x in w) for w in table.get(key, ())]
+
+
 def conflict_passes(addr: np.ndarray, width_bytes: int, groups: Sequence[Sequence[int]],
-                    banks: int, bank_bytes: int) -> np.ndarray:
+                    banks: int, bank_bytes: int,
+                    windows: Sequence[Sequence[int]] = ()) -> np.ndarray:
     """Bank passes per instruction for each row of `addr`.
 
     addr: (rows, lanes) byte addresses (or one wave as a 1-D array), -1 = idle lane; a row
     is one wave executing one instruction. Returns float array (rows,): sum over groups of
     the conflict degree (distinct words in the busiest bank; at least 1 for a group with
-    an active lane, 0 for a group without)."""
+    an active lane, 0 for a group without).
+
+    windows (spec.lds_merge_windows): lane windows, each a union of whole groups. A window
+    whose lanes form at most one pass of runs (maximal sequences of consecutive lanes on one
+    address: runs x width <= banks x bank_bytes) takes the conflict degree of the window as
+    one group instead of the sum over its groups, when that is smaller."""
     addr = np.atleast_2d(np.asarray(addr, dtype=np.int64))
+    if windows:
+        return _merged_passes(addr, width_bytes, groups, banks, bank_bytes, windows)
     rows, lanes = addr.shape
     words_per_lane = max(1, width_bytes // bank_bytes)
     padded = np.concatenate([addr, np.full((rows, 1), -1, dtype=np.int64)], axis=1)
@@ -80,6 +97,31 @@ def conflict_passes(addr: np.ndarray, width_bytes: int, groups: Sequence[Sequenc
     return np.where(active, np.maximum(degree, 1), 0).sum(axis=1).astype(float)
 
 
+def _merged_passes(addr, width_bytes, groups, banks, bank_bytes, windows) -> np.ndarray:
+    """conflict_passes with merge windows (see there)."""
+    lanes = addr.shape[1]
+    total = np.zeros(addr.shape[0])
+    covered: set[int] = set()
+    per_pass = banks * bank_bytes
+    for window in windows:
+        win = [x for x in window if x < lanes]
+        inside = [g for g in groups if set(g) <= set(window)]
+        covered.update(i for i, g in enumerate(groups) if set(g) <= set(window))
+        if not win or not inside:
+            continue
+        apart = conflict_passes(addr, width_bytes, inside, banks, bank_bytes)
+        merged = conflict_passes(addr, width_bytes, [win], banks, bank_bytes)
+        a = addr[:, win]
+        live = a >= 0
+        runs = live[:, :1].astype(int).sum(axis=1) + (
+            (a[:, 1:] != a[:, :-1]) & live[:, 1:]).sum(axis=1)
+        total += np.where(runs * width_bytes <= per_pass, np.minimum(merged, apart), apart)
+    rest = [g for i, g in enumerate(groups) if i not in covered]
+    if rest:
+        total += conflict_passes(addr, width_bytes, rest, banks, bank_bytes)
+    return total
+
+
 def stride_pattern(stride_words: int, lanes: int, bank_bytes: int = 4) -> np.ndarray:
     """Byte addresses where lane l starts at word l * stride_words (the conflict sweep)."""
     return np.arange(lanes, dtype=np.int64) * stride_words * bank_bytes
@@ -89,7 +131,8 @@ def access_passes(access: LdsAccess, spec) -> float:
     """Mean bank passes of one LDS instruction over the waves of the block."""
     groups = lane_groups(spec, access.width_bytes, access.kind)
     p = conflict_passes(access.addr, access.width_bytes, groups, int(spec.lds_banks),
-                        int(spec.lds_bank_bytes))
+                        int(spec.lds_bank_bytes),
+                        merge_windows(spec, access.width_bytes, access.kind))
     return float(p.mean())
 
 
@@ -119,7 +162,8 @@ def _table_cached(desc: KernelDesc, spec) -> tuple:
     for key in {(a.width_bytes, a.kind) for a in accs}:
         same = [i for i, a in enumerate(accs) if (a.width_bytes, a.kind) == key]
         stacked = np.vstack([accs[i].addr for i in same])
-        per_row = conflict_passes(stacked, key[0], lane_groups(spec, *key), banks, bank_bytes)
+        per_row = conflict_passes(stacked, key[0], lane_groups(spec, *key), banks, bank_bytes,
+                                  merge_windows(spec, *key))
         for j, i in enumerate(same):
             waves = accs[i].addr.shape[0]
             passes[i] = float(per_row[j * waves:(j + 1) * waves].mean())

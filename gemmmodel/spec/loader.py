@@ -190,7 +190,7 @@ def _build(raws: list[tuple[str, dict]]) -> GpuSpec:
     ordered = sorted(FIELDS, key=lambda f: f.name != "clock_hz")   # the clock converts others
     for fld in ordered:
         if fld.name not in merged:
-            if vendor in fld.vendors:
+            if vendor in fld.vendors and fld.required:
                 raise SpecError(f"missing required quantity ({vendor} specs need it)",
                                 key_path=fld.name, file=child_path)
             continue

@@ -124,6 +124,7 @@ class GpuSpec:
     max_waves_per_simd: int = 0
     spawn_threads_per_clk: float = 0.0
     spawn_blocks_per_clk: float = 0.0
+    lds_merge_windows: dict = field(default_factory=dict, hash=False)
     quantities: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property

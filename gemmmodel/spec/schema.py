@@ -27,6 +27,7 @@ class Field:
     positive: bool = True          # > 0 when True, >= 0 when False
     choices: tuple[str, ...] = ()
     doc: str = ""
+    required: bool = True          # False: the vendors above may give it, none must
 
 
 FIELDS: tuple[Field, ...] = (
@@ -72,6 +73,9 @@ FIELDS: tuple[Field, ...] = (
     Field("lds_bytes_per_clk_per_cu", "bytes_per_clk", "float", doc="LDS bandwidth per CU"),
     Field("lds_phases", "lane_groups", "lane_groups",
           doc="per access width, the lane groups served together; conflicts count inside a group"),
+    Field("lds_merge_windows", "lane_groups", "lane_groups", NVIDIA, required=False,
+          doc="per access width, lane windows whose groups share one pass when the window is "
+              "conflict-free and its runs of equal addresses fit in one pass (model/lds.py)"),
     Field("spawn_threads_per_clk", "threads_per_clk", "float", AMD,
           doc="workgroup dispatch rate in threads per clock"),
     Field("spawn_blocks_per_clk", "blocks_per_clk", "float", NVIDIA,

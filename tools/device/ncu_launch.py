@@ -66,7 +66,7 @@ def main() -> int:
     ap.add_argument("mode", choices=["patterns", "configs"])
     ap.add_argument("names", nargs="*")
     ap.add_argument("--size", default="2048x2048x2048")
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
     from gemmmodel.runtime import get_runtime
 
     rt = get_runtime("nvidia")

@@ -7,10 +7,11 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $OUT/gpu_e.txt
 cp -r calibration/h200 /tmp/h200
-timeout 200 python3 -m gemmmodel calibrate --suite micro --only smem_pattern,cp_async --out /tmp/h200 --budget-s 150 2>&1 | grep -v "^\[" | tail -4
+only=${ONLY:-smem_pattern,cp_async}
+timeout 200 python3 -m gemmmodel calibrate --suite micro --only $only --out /tmp/h200 --budget-s 150 2>&1 | grep -v "^\[" | tail -4
 cp /tmp/h200/micro.csv /tmp/h200/summary.json /tmp/h200/provenance.json $OUT/
 base=smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
-timeout 150 ncu --csv --page raw -k regex:mb_smem_pattern --metrics $base \
+[ -z "${SKIP_PATTERNS:-}" ] && timeout 150 ncu --csv --page raw -k regex:mb_smem_pattern --metrics $base \
   python3 tools/device/ncu_launch.py patterns > $OUT/ncu_patterns.txt 2>&1
 tail -2 $OUT/ncu_patterns.txt | cut -c1-200
 cfgs="64x256x16/8x8/p4/db 64x256x16/8x8/db 64x256x16/8x8/p4 64x256x16/8x8 128x64x16/8x8/p4 128x128x32/8x8/p4 128x128x32/8x8 128x256x16/8x8/db 128x128x16/8x8/p4/db 128x128x16/8x8/p4 128x128x8/8x8 64x64x16/4x4 64x64x32/4x4/db 128x128x16/4x8 128x128x16/8x4 32x128x16/8x8/db"
