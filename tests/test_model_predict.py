@@ -61,10 +61,12 @@ def test_the_reasons_for_the_ordering():
         return {c.name: c.value for c in root.children}, root.inputs
 
     # NVIDIA: 128 FMA lanes per SM share 128 B/clk of shared memory; a 4x4 tile reads 2 B
-    # per FMA -> the LDS pipe takes about twice the FMA issue time and bounds the 4x4
+    # per FMA -> the LDS pipe takes about 1.5x the FMA issue time (the A fragment, which 8
+    # lanes broadcast, merges into 2 passes per 128-bit load instead of 4: measured merge
+    # windows) and bounds the 4x4
     p44, _ = pipes(pn["64x64x16/4x4"])
     assert pn["64x64x16/4x4"].bottleneck == "lds"
-    assert p44["t_lds_s"] > 1.6 * p44["t_issue_s"]
+    assert p44["t_lds_s"] > 1.4 * p44["t_issue_s"]
     # AMD: 64 lanes per CU on 128 B/clk -> the 4x4 tile's LDS demand only matches the FMA
     # rate (balanced), so the 8x8 tile's halved LDS traffic buys little ...
     a44, in44 = pipes(pa["64x64x16/4x4"])

@@ -184,6 +184,14 @@ def build_summary(out_dir: str | Path, spec: Any = None) -> dict[str, Any]:
     head["latency_lds_s"] = headline(_one(values, "smem_chase", "latency_s"), "s", spec,
                                      "lds_latency_s")
     head["latency_lds_cycles"] = headline(_one(values, "smem_chase", "latency_cycles"), "cycles")
+    # cp.async per warp instruction per SM, the template's copies: 4 B per lane from 16-B
+    # steps (A along k) and 16 B per lane, contiguous (B); seconds at the measured clock
+    for key, case in (("b32", {"bytes": 4, "src_stride": 4, "dst_stride": 68}),
+                      ("b128", {"bytes": 16, "src_stride": 4, "dst_stride": 1})):
+        clk = _one(values, "cp_async", "cycles_per_warp_instruction", **case)
+        head[f"cp_async_{key}_cycles"] = headline(clk, "cycles")
+        head[f"cp_async_{key}_s"] = headline(clk / clock if clk and clock else None, "s", spec,
+                                             f"async_copy_{key}_s")
     conflicts, by_degree = _conflicts(values, spec)
     curve: dict[str, dict[str, float]] = {}
     for params, v in _select(values, "fma_curve", "flop_per_clk_per_sm"):

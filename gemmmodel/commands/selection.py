@@ -40,8 +40,10 @@ def render_posthoc(res: dict) -> str:
     lines = [f"selection sweep on {res['gpu']} ({res['sweep']}); targets: every shape top1 >= "
              f"{res['targets']['top1_pct_of_best_min']:.0f}%, top3 >= "
              f"{res['targets']['top3_pct_of_best_min']:.0f}% of the measured best"]
-    for key in ("preregistered", "posthoc"):
-        part = res[key]
+    for key in ("preregistered", "posthoc", "heldout"):
+        part = res.get(key)
+        if part is None:
+            continue
         lines.append(f"  {part['label']}")
         lines.append(f"    {'shape':<18} {'configs':>7} {'top1 %':>7} {'top3 %':>7} "
                      f"{'rank of best':>12}  best / chosen")

@@ -14,7 +14,7 @@ from gemmmodel.model import latency as lat
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.combine import MODES, Components
 from gemmmodel.model.kernel import KernelDesc, describe
-from gemmmodel.model.lds import lds_passes_per_iter, pass_rate_per_clk
+from gemmmodel.model.lds import async_copy_cycles_per_iter, lds_passes_per_iter, pass_rate_per_clk
 from gemmmodel.model.spawn import spawn_terms
 from gemmmodel.model.terms import Term
 from gemmmodel.model.traffic import (
@@ -93,10 +93,14 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         "calibrated" else pass_rate_per_clk(spec)
     passes = lds_passes_per_iter(desc, spec, mix) if desc.uses_lds else None
     n_passes = passes.value if passes else 0.0
-    t_lds = Term("t_lds_s", busiest * iters * n_passes / rate / clock, "s",
-                 "busiest_cu_blocks * iterations * passes_per_iter / passes_per_clk / clock_hz",
+    copies = async_copy_cycles_per_iter(desc, spec, calib, shape) if desc.uses_lds else None
+    copy_clk = copies.value if copies else 0.0
+    t_lds = Term("t_lds_s", busiest * iters * (n_passes / rate + copy_clk) / clock, "s",
+                 "busiest_cu_blocks * iterations * (passes_per_iter / passes_per_clk"
+                 " + async_copy_cycles_per_iter) / clock_hz",
                  {"busiest_cu_blocks": busiest, "iterations": iters,
-                  "passes_per_clk": rate}, children=(passes,) if passes else (),
+                  "passes_per_clk": rate, "async_copy_cycles_per_iter": copy_clk},
+                 children=tuple(t for t in (passes, copies) if t is not None),
                  note=f"LDS rate: {lds_src}")
 
     # traffic

@@ -55,6 +55,8 @@ VALUE_KEYS = {
     "l2_latency_s": "l2_latency_s",
     "lds_latency_s": "lds_latency_s",
     "clock_hz": "clock_hz",
+    "async_copy_b32_s": "async_copy_b32_s",
+    "async_copy_b128_s": "async_copy_b128_s",
 }
 
 
@@ -155,6 +157,8 @@ SUMMARY_KEYS = {
     "latency_dram_s": "dram_latency_s",
     "latency_l2_s": "l2_latency_s",
     "latency_lds_s": "lds_latency_s",
+    "cp_async_b32_s": "async_copy_b32_s",
+    "cp_async_b128_s": "async_copy_b128_s",
 }
 
 

@@ -260,3 +260,43 @@ def pass_rate_per_clk(spec) -> float:
     """Bank passes the LDS of one CU serves per clock (bytes/clk over bytes per pass)."""
     per_pass = float(spec.lds_banks) * float(spec.lds_bank_bytes)
     return float(spec.lds_bytes_per_clk_per_cu) / per_pass
+
+
+def async_copy_cycles_per_iter(desc: KernelDesc, spec, calib, shape) -> Term | None:
+    """SM data-pipe clocks per block tile iteration of the asynchronous global->LDS copies
+    (cp.async) of an LDS double-buffered kernel, or None where it stages through registers.
+
+    The tile template and the catalogue's lds-double kernels copy with cp.async on GPUs that
+    have it (spec/calibration async_copy_b32_s, async_copy_b128_s > 0) when the shape needs
+    no edge checks and the launch is not batched (kernels/template/sgemm_tile.cu: EDGE == 0);
+    A (transposed in LDS) by VEC copies of 4 B per chunk, B by one 16-B copy per chunk
+    (4 B where VEC = 1). Each warp instruction holds the SM's L1/shared data pipe for the
+    measured time (micro cp_async, 4-B lanes 16 B apart and contiguous 16-B lanes). The
+    LDS write passes of the same tile stay charged: the copies land in the same banks."""
+    if not desc.lds_double:
+        return None
+    from gemmmodel.model.calib import value
+
+    t32, src32 = value(spec, calib, "async_copy_b32_s")
+    t128, src128 = value(spec, calib, "async_copy_b128_s")
+    m, n, k, batch = (tuple(shape) + (1,))[:4]
+    if t32 <= 0 or t128 <= 0 or batch != 1 or m % desc.bm or n % desc.bn or k % desc.bk:
+        return None
+    clock, _ = value(spec, calib, "clock_hz")
+    vec = max(1, int(desc.vec))
+    chunks_a = desc.bm * desc.bk / vec / desc.threads
+    chunks_b = desc.bk * desc.bn / vec / desc.threads
+    if desc.a_layout == "transposed":
+        a4, a16 = chunks_a * vec, 0.0
+    else:
+        a4, a16 = (0.0, chunks_a) if vec == 4 else (chunks_a, 0.0)
+    b4, b16 = (0.0, chunks_b) if vec == 4 else (chunks_b, 0.0)
+    waves = -(-desc.threads // int(spec.wave_size))
+    per_instr4, per_instr16 = t32 * clock, t128 * clock
+    clk = waves * ((a4 + b4) * per_instr4 + (a16 + b16) * per_instr16)
+    return Term("async_copy_cycles_per_iter", clk, "clk",
+                "waves * (copies_4B * t_4B + copies_16B * t_16B) * clock_hz",
+                {"waves": waves, "copies_4B_per_thread": a4 + b4,
+                 "copies_16B_per_thread": a16 + b16, "t_4B_clk": per_instr4,
+                 "t_16B_clk": per_instr16},
+                note=f"cp.async time per warp instruction: {src32} (4 B), {src128} (16 B)")

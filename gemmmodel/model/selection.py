@@ -29,6 +29,9 @@ from gemmmodel.errors import BadArgument, GemmModelError
 SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
 RECORD_META = "selection_predictions.json"
+#: A later round: shapes never swept or fitted before, ranked (tools/record_predictions.py
+#: --round heldout) before their sweep (tools/device/acceptance.py sweep --out-name …) ran.
+HELDOUT_ROUND = "heldout"
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
@@ -49,9 +52,14 @@ def shape_text(shape) -> str:
     return f"{m}x{n}x{k}" + (f"x{b}" if b != 1 else "")
 
 
-def sweep_measured(folder: Path) -> dict:
-    """{(config, (M, N, K, batch)): median measured s} of selection_sweep.csv."""
-    path = Path(folder) / SWEEP_FILE
+def _round_file(name: str, round_: str) -> str:
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}_{round_}.{ext}" if round_ else name
+
+
+def sweep_measured(folder: Path, round_: str = "") -> dict:
+    """{(config, (M, N, K, batch)): median measured s} of selection_sweep[_<round>].csv."""
+    path = Path(folder) / _round_file(SWEEP_FILE, round_)
     if not path.is_file():
         raise BadArgument(f"no selection sweep: {path} is missing")
     out = {}
@@ -65,16 +73,16 @@ def sweep_measured(folder: Path) -> dict:
     return out
 
 
-def preregistered(folder: Path) -> tuple[dict, dict]:
+def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
     """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
-    path = Path(folder) / RECORD_FILE
+    path = Path(folder) / _round_file(RECORD_FILE, round_)
     if not path.is_file():
         raise BadArgument(f"no pre-registered ranking: {path} is missing")
     ranks = {}
     with path.open(newline="") as fh:
         for row in csv.DictReader(fh):
             ranks[(row["config"].strip(), _shape(row["shape"]))] = int(row["rank"])
-    meta_path = Path(folder) / RECORD_META
+    meta_path = Path(folder) / _round_file(RECORD_META, round_)
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     return ranks, meta
 
@@ -156,6 +164,15 @@ def selection_comparison(gpu: str, root=None) -> dict:
     post_rows = score(measured, preds)
     fit_file = folder / "fit.json"
     fit = json.loads(fit_file.read_text()) if fit_file.is_file() else {}
+    heldout = None
+    if (folder / _round_file(RECORD_FILE, HELDOUT_ROUND)).is_file() and \
+            (folder / _round_file(SWEEP_FILE, HELDOUT_ROUND)).is_file():
+        h_ranks, h_meta = preregistered(folder, HELDOUT_ROUND)
+        h_rows = score(sweep_measured(folder, HELDOUT_ROUND), h_ranks)
+        heldout = {"label": "pre-registered, held-out shapes: ranked before their sweep, "
+                            "never swept or fitted before",
+                   "file": _round_file(RECORD_FILE, HELDOUT_ROUND), "meta": h_meta,
+                   "shapes": h_rows, **summary(h_rows)}
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
             "targets": TARGETS,
             "preregistered": {"label": "pre-registered: ranking recorded before the sweep",

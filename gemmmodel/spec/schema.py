@@ -86,6 +86,11 @@ FIELDS: tuple[Field, ...] = (
     Field("dram_latency_s", "time", "float", doc="DRAM load latency"),
     Field("l2_latency_s", "time", "float", doc="L2 hit latency"),
     Field("lds_latency_s", "time", "float", doc="LDS / shared memory load latency"),
+    Field("async_copy_b32_s", "time", "float", NVIDIA, required=False,
+          doc="asynchronous global->LDS copy (cp.async) of 4 B per lane: SM data-pipe time "
+              "per warp instruction; absent where the GPU has no such copy"),
+    Field("async_copy_b128_s", "time", "float", NVIDIA, required=False,
+          doc="the same for 16 B per lane"),
 )
 
 FIELDS_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}

@@ -162,7 +162,7 @@ def cmd_sweep(args) -> dict:
     rt = _runtime()
     info = rt.device_info()
     space = _space(rt)
-    out = Path(args.out) / "selection_sweep.csv"
+    out = Path(args.out) / args.sweep_file
     done = set()
     if out.exists():
         with out.open() as fh:
@@ -222,6 +222,9 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SELECTION_SHAPES))
     p.add_argument("--budget-s", type=float, default=400.0)
+    p.add_argument("--sweep-file", default="selection_sweep.csv",
+                   help="sweep CSV name under --out (selection_sweep_heldout.csv for the "
+                        "held-out round)")
     p.add_argument("--per-config-s", type=float, default=0.12)
     args = p.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
