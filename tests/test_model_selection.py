@@ -95,3 +95,29 @@ def test_template_registers_from_calibration():
     assert len(regs) > 100
     assert all(0 < r <= 255 for r in regs.values())
     assert template_registers({}) == {}
+
+
+def test_heldout_round_was_recorded_before_its_sweep_and_scores_as_documented():
+    import json
+    from datetime import datetime
+
+    from gemmmodel.model.selection import HELDOUT_ROUND
+
+    folder = CALIBRATION_DIR / "h200"
+    meta = json.loads((folder / "selection_predictions_heldout.json").read_text())
+    ranks, _ = preregistered(folder, HELDOUT_ROUND)
+    measured = sweep_measured(folder, HELDOUT_ROUND)
+    # four shapes, none of them in the first round's sweep or in the fit's tables
+    shapes = {s for _, s in measured}
+    assert len(shapes) == 4 and not shapes & {s for _, s in sweep_measured(folder)}
+    assert meta["round"] == HELDOUT_ROUND
+    assert datetime.fromisoformat(meta["recorded_utc"]).date().isoformat() == "2026-11-23"
+    rows = score(measured, ranks)
+    assert [r["configs"] for r in rows] == [372] * 4
+    got = summary(rows)
+    # the numbers docs/selection.md reports (min top1 71.8 %, mean 81.6 %; top3 75.5 / 88.1)
+    assert got["min_top1_pct_of_best"] == pytest.approx(71.8, abs=0.05)
+    assert got["mean_top1_pct_of_best"] == pytest.approx(81.6, abs=0.05)
+    assert got["min_top3_pct_of_best"] == pytest.approx(75.5, abs=0.05)
+    assert got["mean_top3_pct_of_best"] == pytest.approx(88.1, abs=0.05)
+    assert got["meets_targets"] is False

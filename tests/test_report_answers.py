@@ -69,3 +69,15 @@ def test_answers_page_and_cli(tmp_path, capsys):
     text = out.read_text()
     assert len(re.findall(r"<h2>\d\. ", text)) == 8
     assert "wrote" in capsys.readouterr().out
+
+
+def test_h200_report_shows_every_selection_round():
+    from gemmmodel.report import _selection_rounds
+
+    html = _selection_rounds("h200")
+    for label in ("pre-registered: ranking recorded before the sweep",
+                  "post hoc: the model was changed after seeing this sweep",
+                  "held-out shapes"):
+        assert label in html
+    assert "min top-1 71.8%" in html  # the held-out round, docs/selection.md
+    assert _selection_rounds("gfx906") == ""  # no sweep for an uncalibrated GPU

@@ -30,7 +30,7 @@ SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
 RECORD_META = "selection_predictions.json"
 #: A later round: shapes never swept or fitted before, ranked (tools/record_predictions.py
-#: --round heldout) before their sweep (tools/device/acceptance.py sweep --out-name …) ran.
+#: --round heldout) before their sweep (tools/device/acceptance.py sweep --sweep-file …) ran.
 HELDOUT_ROUND = "heldout"
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
@@ -180,7 +180,8 @@ def selection_comparison(gpu: str, root=None) -> dict:
                               **summary(pre_rows)},
             "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                         "fit_source": fit.get("source", ""), "shapes": post_rows,
-                        **summary(post_rows)}}
+                        **summary(post_rows)},
+            **({"heldout": heldout} if heldout else {})}
 
 
 __all__ = ["POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions", "preregistered",

@@ -57,7 +57,37 @@ def selection_section(gpu: str) -> str:
             f"{res['mean_top1_pct_of_best']:.1f}%, top-3 {res['mean_top3_pct_of_best']:.1f}% "
             f"of the measured best{' (in-sample fit)' if res['in_sample'] else ''}.</p>"
             + h.table(["shape", "configs", "top1 % of best", "top3 % of best",
-                       "predicted rank of best", "measured best", "predicted choice"], rows))
+                       "predicted rank of best", "measured best", "predicted choice"], rows)
+            + _selection_rounds(gpu))
+
+
+def _selection_rounds(gpu: str) -> str:
+    """The issue-8 rounds of calibration/<gpu>/selection_*.csv: pre-registered, post hoc
+    (labelled as hindsight) and the held-out pre-registered round; "" without a sweep."""
+    from gemmmodel.errors import GemmModelError
+    from gemmmodel.model.selection import selection_comparison
+    from gemmmodel.report import html as h
+
+    try:
+        res = selection_comparison(gpu)
+    except (GemmModelError, OSError):
+        return ""
+    out = []
+    for key in ("preregistered", "posthoc", "heldout"):
+        part = res.get(key)
+        if not part or not part["shapes"]:
+            continue
+        rows = [[r["shape"], r["configs"], f"{r['top1_pct_of_best']:.1f}",
+                 f"{r['top3_pct_of_best']:.1f}", r["best_predicted_rank"], r["best_config"],
+                 r["top1_config"]] for r in part["shapes"]]
+        out.append(f"<h4>{h.esc(part['label'])}</h4><p class=\"note\">min top-1 "
+                   f"{part['min_top1_pct_of_best']:.1f}%, mean {part['mean_top1_pct_of_best']:.1f}%;"
+                   f" min top-3 {part['min_top3_pct_of_best']:.1f}%, mean "
+                   f"{part['mean_top3_pct_of_best']:.1f}% (targets: 95% and 98% on every "
+                   f"shape)</p>" + h.table(["shape", "configs", "top1 % of best",
+                                             "top3 % of best", "rank of best", "measured best",
+                                             "chosen"], rows))
+    return "".join(out)
 
 
 def gpu_section(data: dict) -> str:
