@@ -129,21 +129,27 @@ def _run_fma_peak(ctx) -> list[dict[str, Any]]:
 
 
 # ---- shared memory -----------------------------------------------------------------------
-def _run_smem(ctx, bits: int, stride: int) -> list[dict[str, Any]]:
+def _time_smem(ctx, entry: str, bits: int, first_arg) -> tuple[Any, float, float, int, int]:
+    """Time one smem.cu read kernel (`first_arg`: its stride or lane table) on every SM:
+    (bench result, cycles, ns, blocks, warp accesses per SM)."""
     rt, dev = ctx.rt, ctx.device
-    vec = bits // 32
-    module = ctx.micro_module("smem.cu", ["mb_smem_stride"], {"VEC": vec})
+    module = ctx.micro_module("smem.cu", [entry], {"VEC": bits // 32})
     blocks = dev.sms
     timing, sink = rt.alloc(16 * blocks), rt.alloc(4 * blocks * SMEM_THREADS)
     try:
-        result = ctx.time(lambda i: rt.launch(module, "mb_smem_stride", (blocks, 1, 1),
+        result = ctx.time(lambda i: rt.launch(module, entry, (blocks, 1, 1),
                                               (SMEM_THREADS, 1, 1),
-                                              [stride, SMEM_ITERS, NEVER, sink, timing]))
+                                              [first_arg, SMEM_ITERS, NEVER, sink, timing]))
         cycles, ns = (float(x) for x in _timing(rt, timing)[0])
     finally:
         rt.free(timing)
         rt.free(sink)
     accesses = (SMEM_THREADS // 32) * SMEM_ITERS * SMEM_LOADS_PER_ITER  # warp accesses / SM
+    return result, cycles, ns, blocks, accesses
+
+
+def _run_smem(ctx, bits: int, stride: int) -> list[dict[str, Any]]:
+    result, cycles, ns, blocks, accesses = _time_smem(ctx, "mb_smem_stride", bits, stride)
     per_access = cycles / accesses
     access_bytes = 32 * bits // 8
     total_bytes = float(blocks * accesses * access_bytes)
@@ -152,27 +158,16 @@ def _run_smem(ctx, bits: int, stride: int) -> list[dict[str, Any]]:
                      "bandwidth_Bps": total_bytes / result.median_s},
                     timing=result, work=blocks * accesses, work_unit="accesses",
                     clock_hz=_clock(cycles, ns),
-                    note=f"stride in {bits}-bit elements = {stride * vec} words")
+                    note=f"stride in {bits}-bit elements = {stride * bits // 32} words")
 
 
 def _run_smem_pattern(ctx, bits: int, pattern: str) -> list[dict[str, Any]]:
-    rt, dev = ctx.rt, ctx.device
-    vec = bits // 32
-    module = ctx.micro_module("smem.cu", ["mb_smem_pattern"], {"VEC": vec})
-    blocks = dev.sms
-    table = rt.upload(np.asarray(SMEM_PATTERNS[pattern], dtype=np.int32))
-    timing, sink = rt.alloc(16 * blocks), rt.alloc(4 * blocks * SMEM_THREADS)
+    table = ctx.rt.upload(np.asarray(SMEM_PATTERNS[pattern], dtype=np.int32))
     try:
-        result = ctx.time(lambda i: rt.launch(module, "mb_smem_pattern", (blocks, 1, 1),
-                                              (SMEM_THREADS, 1, 1),
-                                              [table, SMEM_ITERS, NEVER, sink, timing]))
-        cycles, ns = (float(x) for x in _timing(rt, timing)[0])
+        result, cycles, ns, blocks, accesses = _time_smem(ctx, "mb_smem_pattern", bits, table)
     finally:
-        for buf in (table, timing, sink):
-            rt.free(buf)
-    accesses = (SMEM_THREADS // 32) * SMEM_ITERS * SMEM_LOADS_PER_ITER
-    per_access = cycles / accesses
-    return rows_for({"cycles_per_access": per_access}, timing=result,
+        ctx.rt.free(table)
+    return rows_for({"cycles_per_access": cycles / accesses}, timing=result,
                     work=blocks * accesses, work_unit="accesses", clock_hz=_clock(cycles, ns),
                     note=f"lane -> element: {SMEM_PATTERNS[pattern]}")
 

@@ -41,14 +41,15 @@ __device__ __forceinline__ float mb_lds(unsigned addr) {
   return x;
 }
 
-extern "C" __global__ void mb_smem_stride(int stride, int iters, float never,
-                                          float* __restrict__ sink,
-                                          unsigned long long* timing) {
+// The timed loop of both read kernels: every lane reads float element `word` of the
+// shared buffer MB_LOADS_PER_ITER times per iteration.
+__device__ __forceinline__ void mb_smem_read_loop(unsigned word, int iters, float never,
+                                                  float* __restrict__ sink,
+                                                  unsigned long long* timing) {
   __shared__ __align__(16) float buf[MB_SMEM_WORDS];
   for (int i = threadIdx.x; i < MB_SMEM_WORDS; i += blockDim.x) buf[i] = static_cast<float>(i & 7);
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned word = (lane * static_cast<unsigned>(stride) * VEC) & (MB_SMEM_WORDS - 1);
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(buf + word));
+  const unsigned addr =
+      static_cast<unsigned>(__cvta_generic_to_shared(buf + (word & (MB_SMEM_WORDS - 1))));
   float acc[MB_ACCS];
 #pragma unroll
   for (int k = 0; k < MB_ACCS; ++k) acc[k] = 0.0f;
@@ -69,32 +70,18 @@ extern "C" __global__ void mb_smem_stride(int stride, int iters, float never,
   if (s == never) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+extern "C" __global__ void mb_smem_stride(int stride, int iters, float never,
+                                          float* __restrict__ sink,
+                                          unsigned long long* timing) {
+  const unsigned lane = threadIdx.x & 31u;
+  mb_smem_read_loop(lane * static_cast<unsigned>(stride) * VEC, iters, never, sink, timing);
+}
+
 extern "C" __global__ void mb_smem_pattern(const int* __restrict__ pattern, int iters, float never,
                                            float* __restrict__ sink,
                                            unsigned long long* timing) {
-  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
-  for (int i = threadIdx.x; i < MB_SMEM_WORDS; i += blockDim.x) buf[i] = static_cast<float>(i & 7);
   const unsigned lane = threadIdx.x & 31u;
-  const unsigned word = (static_cast<unsigned>(pattern[lane]) * VEC) & (MB_SMEM_WORDS - 1);
-  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(buf + word));
-  float acc[MB_ACCS];
-#pragma unroll
-  for (int k = 0; k < MB_ACCS; ++k) acc[k] = 0.0f;
-  __syncthreads();
-  const unsigned long long g0 = mb_globaltimer_ns();
-  const unsigned long long c0 = mb_clock();
-  for (int i = 0; i < iters; ++i) {
-#pragma unroll
-    for (int u = 0; u < MB_LOADS_PER_ITER; ++u) acc[u % MB_ACCS] += mb_lds(addr);
-  }
-  __syncthreads();
-  const unsigned long long c1 = mb_clock();
-  const unsigned long long g1 = mb_globaltimer_ns();
-  if (threadIdx.x == 0) mb_store_timing(timing, c0, c1, g0, g1);
-  float s = 0.0f;
-#pragma unroll
-  for (int k = 0; k < MB_ACCS; ++k) s += acc[k];
-  if (s == never) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  mb_smem_read_loop(static_cast<unsigned>(pattern[lane]) * VEC, iters, never, sink, timing);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
