@@ -40,7 +40,7 @@ def lane_groups(spec, width_bytes: int, kind: str = "read") -> list[list[int]]:
 @lru_cache(maxsize=256)
 def _groups_cached(spec, width_bytes: int, kind: str) -> tuple:
     phases = getattr(spec, "lds_phases", None) or {}
-    width = "b128" if width_bytes == 12 else f"b{8 * width_bytes}"
+    width = _width_key(width_bytes)
     key = f"{width}_{kind}" if f"{width}_{kind}" in phases else width
     if key not in phases:
         raise SpecError(f"no LDS lane groups for {key} accesses", key_path=f"lds_phases.{key}",
@@ -48,11 +48,16 @@ def _groups_cached(spec, width_bytes: int, kind: str) -> tuple:
     return tuple(tuple(int(x) for x in g) for g in phases[key])
 
 
+def _width_key(width_bytes: int) -> str:
+    """Spec key of an access width ("b32", "b64", "b128"); b96 uses the b128 entries."""
+    return "b128" if width_bytes == 12 else f"b{8 * width_bytes}"
+
+
 def merge_windows(spec, width_bytes: int, kind: str = "read") -> list[list[int]]:
     """Merge windows of spec.lds_merge_windows for an access (measured for loads only: the
     key "b<bits>" applies to reads, "b<bits>_write" to writes); [] where the spec has none."""
     table = getattr(spec, "lds_merge_windows", None) or {}
-    width = "b128" if width_bytes == 12 else f"b{8 * width_bytes}"
+    width = _width_key(width_bytes)
     key = f"{width}_write" if kind == "write" else width
     return [list(int(x) for x in w) for w in table.get(key, ())]
 
@@ -105,8 +110,9 @@ def _merged_passes(addr, width_bytes, groups, banks, bank_bytes, windows) -> np.
     per_pass = banks * bank_bytes
     for window in windows:
         win = [x for x in window if x < lanes]
-        inside = [g for g in groups if set(g) <= set(window)]
-        covered.update(i for i, g in enumerate(groups) if set(g) <= set(window))
+        members = [i for i, g in enumerate(groups) if set(g) <= set(window)]
+        covered.update(members)
+        inside = [groups[i] for i in members]
         if not win or not inside:
             continue
         apart = conflict_passes(addr, width_bytes, inside, banks, bank_bytes)
@@ -279,8 +285,10 @@ def async_copy_cycles_per_iter(desc: KernelDesc, spec, calib, shape) -> Term | N
 
     t32, src32 = value(spec, calib, "async_copy_b32_s")
     t128, src128 = value(spec, calib, "async_copy_b128_s")
+    from gemmmodel.template.plan import needs_edge
+
     m, n, k, batch = (tuple(shape) + (1,))[:4]
-    if t32 <= 0 or t128 <= 0 or batch != 1 or m % desc.bm or n % desc.bn or k % desc.bk:
+    if t32 <= 0 or t128 <= 0 or batch != 1 or needs_edge(desc, m, n, k):
         return None
     clock, _ = value(spec, calib, "clock_hz")
     vec = max(1, int(desc.vec))
