@@ -29,7 +29,7 @@ class Unit:
 
 
 _COUNT_UNITS = ("count", "CUs", "SMs", "SIMDs", "lanes", "regs", "VGPRs", "SGPRs", "waves",
-                "warps", "threads", "blocks", "workgroups", "banks")
+                "warps", "threads", "blocks", "workgroups", "banks", "k steps")
 
 UNITS: dict[str, Unit] = {u.name: u for u in (
     Unit("Hz", "frequency"), Unit("kHz", "frequency", 1e3),

@@ -11,6 +11,7 @@ from gemmmodel.model.kernel import describe
 from gemmmodel.model.latency import (
     exposed_per_unit_iter,
     issue_cycles_per_wave_iter,
+    lookahead_streams,
     valu_cycles_per_instr,
 )
 from gemmmodel.model.spawn import cycles_per_block, spawn_terms
@@ -127,7 +128,8 @@ def test_latency_hiding():
 
 
 def _comp(issue, lds, w, **kw):
-    base = {"issue_s": issue, "lds_s": lds, "l2_s": 0.0, "dram_s": 0.0, "spawn_s": 0.0, "w": w, "units": 100.0,
+    base = {"issue_s": issue, "lds_s": lds, "l2_s": 0.0, "dram_s": 0.0, "spawn_s": 0.0, "w": w, "lookahead": 0.0,
+            "units": 100.0,
                 "n_unit_iters": 1.0, "alone_factor": 1.0, "lat_g_s": 0.0, "lat_lds_s": 0.0,
                 "lat_spill_s": 0.0, "ilp": 1.0, "mode_code": MODES["single"], "fill_blocks": 0.0,
                 "ramp_s": 0.0, "launch_s": 0.0}
@@ -146,6 +148,30 @@ def test_overlap_of_pipes_depends_on_waves():
     # launch and ramp add
     assert evaluate(_comp(1.0, 0.0, 1.0, launch_s=0.5, ramp_s=0.25), theta)["total"] == \
         pytest.approx(1.75)
+
+
+def test_lookahead_streams_hand_worked():
+    h200, gfx906 = load_spec("h200"), load_spec("gfx906")
+    assert h200.wave_lookahead_steps == 1 and gfx906.wave_lookahead_steps == 0
+    clock = 1e9
+    lat = 16e-9  # 16 clocks
+    # sm_90: c_v = 1, one step ahead: an 8x8 tile runs 64 FMA clocks per 16-clock latency
+    t = lookahead_streams(h200, 8, 8, True, lat, clock)
+    assert t.inputs["x"] == pytest.approx(4.0) and t.value == pytest.approx(3.0)
+    # 4x4: 16 clocks cover the latency exactly once, no extra stream; 2x2 not even once
+    assert lookahead_streams(h200, 4, 4, True, lat, clock).value == 0.0
+    assert lookahead_streams(h200, 2, 2, True, lat, clock).value == 0.0
+    # no LDS, or a GPU whose lookahead is not measured: none
+    assert lookahead_streams(h200, 8, 8, False, lat, clock).value == 0.0
+    assert lookahead_streams(gfx906, 8, 8, True, lat, clock).value == 0.0
+
+
+def test_lookahead_counts_as_resident_streams():
+    theta = {"overlap_loss": 1.0}
+    # one wave plus one stream of lookahead overlaps like two waves
+    two = evaluate(_comp(1.0, 1.0, 2.0), theta)["t_pipes"]
+    assert evaluate(_comp(1.0, 1.0, 1.0, lookahead=1.0), theta)["t_pipes"] == pytest.approx(two)
+    assert two < evaluate(_comp(1.0, 1.0, 1.0), theta)["t_pipes"]
 
 
 def test_prediction_tree_is_json_and_sums():

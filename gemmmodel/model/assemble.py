@@ -121,6 +121,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     lds_lat_t = Term("lds_latency_s", lds_lat, "s", "spec / calibration",
                      note=f"LDS latency: {lds_lat_src}")
     spill_lat = value(spec, calib, "l2_latency_s")[0] if mix.spill_ops > 0 else 0.0
+    ahead = lat.lookahead_streams(spec, desc.tm, desc.tn, desc.uses_lds, lds_lat, clock)
     if desc.uses_lds:
         units = max(wi.resident_blocks, 1e-9)
         n_unit_iters = float(busiest) * iters
@@ -136,10 +137,12 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
-             "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b}
+             "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b,
+             "lookahead_streams": ahead}
     return Components(
         issue_s=t_issue.value, lds_s=t_lds.value, l2_s=t_l2.value, dram_s=t_dram.value,
-        spawn_s=t_spawn.value, w=wi.waves_per_simd, units=units, n_unit_iters=n_unit_iters,
+        spawn_s=t_spawn.value, w=wi.waves_per_simd, lookahead=ahead.value,
+        units=units, n_unit_iters=n_unit_iters,
         alone_factor=alone, lat_g_s=g_lat.value, lat_lds_s=lds_lat, lat_spill_s=spill_lat,
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value, terms=terms)

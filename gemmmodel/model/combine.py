@@ -2,13 +2,16 @@
 
     t = t_launch + t_pipes + t_latency + t_ramp
     t_pipes = max(t_cu, t_l2, t_dram, t_spawn)
-    t_cu = P_top / (1 - q),   q = (1 - f_top) ** (w / overlap_loss)
+    t_cu = P_top / (1 - q),   q = (1 - f_top) ** (s / overlap_loss),   s = w + a
       P = {issue, lds}: the two pipes a wave occupies on the busiest CU; P_top the larger,
-      f_top = P_top / (P_issue + P_lds); w = resident waves per SIMD. Each wave spends a
+      f_top = P_top / (P_issue + P_lds); w = resident waves per SIMD; a = the extra
+      streams one wave's own lookahead adds (latency.lookahead_streams: a wave whose FMA
+      work of one k step outlasts the LDS latency reads the next step's fragments under it,
+      so its own issue and LDS work overlap as if more waves were resident). Each wave spends a
       fraction f_top of its time on the dominant pipe and the rest on the other; the
       dominant pipe idles only when every resident wave is busy on the other, with
       probability q if the waves are independent (overlap_loss = 1; larger values model
-      correlated waves, e.g. released together by a barrier). With one wave per SIMD the
+      correlated waves, e.g. released together by a barrier). With one stream per SIMD the
       two pipes serialise (t_cu = P_issue + P_lds); with many, t_cu -> P_top. q <= 0.95.
       L2, DRAM and spawn are throughput limits shared by the whole GPU: loads are
       asynchronous, so they bound the time but do not hold a wave (waiting for their data
@@ -38,7 +41,8 @@ OVERLAP_PIPES = ("issue", "lds")
 SHARED_PIPES = ("l2", "dram", "spawn")
 Q_MAX = 0.95
 #: Numeric fields of Components used by evaluate_arrays (all seconds unless noted).
-FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "units", "n_unit_iters",
+FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "units",
+          "n_unit_iters",
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
           "fill_blocks", "ramp_s", "launch_s")
 MODES = {"single": 0, "double": 1, "none": 2}
@@ -52,6 +56,7 @@ class Components:
     dram_s: float
     spawn_s: float
     w: float               # resident waves per SIMD
+    lookahead: float       # extra overlap streams from one wave's own lookahead (>= 0)
     units: float           # latency-hiding units resident per CU (blocks, or waves w/o LDS)
     n_unit_iters: float    # unit-iterations on the busiest CU
     alone_factor: float    # C_alone / C_cu
@@ -82,8 +87,8 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     stack = np.vstack([np.atleast_1d(pipes[p]) for p in OVERLAP_PIPES])
     top = stack.max(axis=0)
     f_top = top / np.maximum(stack.sum(axis=0), 1e-300)
-    w = np.maximum(np.atleast_1d(a["w"]), 1e-9)
-    q = np.minimum(Q_MAX, (1.0 - f_top) ** (w / max(th["overlap_loss"], 1e-9)))
+    streams = np.maximum(np.atleast_1d(a["w"]) + np.atleast_1d(a["lookahead"]), 1e-9)
+    q = np.minimum(Q_MAX, (1.0 - f_top) ** (streams / max(th["overlap_loss"], 1e-9)))
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(shared, top + loss)
@@ -151,10 +156,12 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                children=(base,) if base else ()))
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "
-                   "q = (1 - P_top / (P_issue + P_lds)) ** (w / overlap_loss)",
+                   "q = (1 - P_top / (P_issue + P_lds)) ** ((w + a) / overlap_loss)",
                    {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
-                    "w": comp.w, "q": parts["q"], "not_overlapped_s": parts["loss"]},
-                   children=tuple(pipe_terms))
+                    "w": comp.w, "a": comp.lookahead, "q": parts["q"],
+                    "not_overlapped_s": parts["loss"]},
+                   children=tuple(pipe_terms) + tuple(
+                       x for x in (t.get("lookahead_streams"),) if x))
     lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("lds_latency_s")) if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
                  "n_unit_iters * max(0, (C_alone + L)/u - C_cu) + fill",

@@ -22,6 +22,18 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
       L_g / ilp                    no LDS (naive): u = resident waves, ilp = loads in flight
   plus one L2 latency per iteration when the compile facts report spills (reloads).
   L_g = h * L_l2 + (1 - h) * L_dram with h = 1 - dram_bytes / l2_bytes (L2 hit fraction).
+Lookahead (overlap of one wave's own issue and LDS work, used by combine.py):
+  x = d * c_v * TM * TN / L_lds_clk  FMA clocks a wave runs under its outstanding fragment
+                                     reads per LDS latency; d = spec wave_lookahead_steps
+  a = max(0, x - 1)                  a wave that reads the next k step's fragments while it
+                                     runs this step's FMAs hides the LDS latency x times
+                                     over; beyond the first it counts as a extra streams
+  (no LDS or d = 0: a = 0). d is spec data where measured: sm_90 d = 1 (H200 ncu: one 8x8
+  warp per scheduler issues on 61-64 % of cycles, calibration/h200/ncu_template_1024x1024x
+  16384.txt, where serialised pipes put such configs at ~1.5x their measured time). Both
+  nvcc and hipcc emit the one-step lookahead (the next step's LDS reads before this step's
+  FMAs), but on AMD the overlap is not measured (no AMD GPU here), so the gfx9 specs leave
+  d at 0: docs/model.md section 10 gives what the model predicts on AMD with d = 1.
 """
 
 from __future__ import annotations
@@ -78,6 +90,22 @@ def issue_cycles_per_wave_iter(spec, mix: Mix, waves_per_simd: float) -> Term:
                  "non_valu": mix.non_valu,
                  "p": period, "m": m, "valu_clk": valu_clk, "issue_clk": issue_clk},
                 note=f"issue rules: {source}")
+
+
+def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: float,
+                      clock_hz: float) -> Term:
+    """a: extra overlap streams from a wave's own lookahead (module docstring)."""
+    c_v = valu_cycles_per_instr(spec)
+    steps = float(getattr(spec, "wave_lookahead_steps", 0.0) or 0.0)
+    lat_clk = max(lds_latency_s * clock_hz, 1e-9)
+    x = steps * c_v * tm * tn / lat_clk if uses_lds else 0.0
+    note = ("0 without LDS: no fragment reads to run ahead" if not uses_lds else
+            "spec wave_lookahead_steps" if steps else
+            "0: wave_lookahead_steps not measured for this GPU (its pipes serialise)")
+    return Term("lookahead_streams", max(0.0, x - 1.0), "1",
+                "max(0, d * c_v * TM * TN / L_lds_clk - 1)",
+                {"d": steps, "c_v": c_v, "TM": tm, "TN": tn, "L_lds_clk": lat_clk, "x": x},
+                note=note)
 
 
 def global_latency(spec, calib: Calib | None, l2_bytes: float, dram_bytes: float) -> Term:

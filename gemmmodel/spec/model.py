@@ -125,6 +125,7 @@ class GpuSpec:
     spawn_threads_per_clk: float = 0.0
     spawn_blocks_per_clk: float = 0.0
     lds_merge_windows: dict = field(default_factory=dict, hash=False)
+    wave_lookahead_steps: float = 0.0
     async_copy_b32_s: float = 0.0
     async_copy_b128_s: float = 0.0
     quantities: dict = field(default_factory=dict, compare=False, hash=False, repr=False)

@@ -86,6 +86,10 @@ FIELDS: tuple[Field, ...] = (
     Field("dram_latency_s", "time", "float", doc="DRAM load latency"),
     Field("l2_latency_s", "time", "float", doc="L2 hit latency"),
     Field("lds_latency_s", "time", "float", doc="LDS / shared memory load latency"),
+    Field("wave_lookahead_steps", "count", "float", positive=False, required=False,
+          doc="k steps of LDS fragment reads one wave keeps in flight under its own FMAs, "
+              "so that its issue and LDS work overlap (model/latency.py lookahead); absent "
+              "or 0 where not measured: one wave's pipes serialise"),
     Field("async_copy_b32_s", "time", "float", NVIDIA, required=False,
           doc="asynchronous global->LDS copy (cp.async) of 4 B per lane: SM data-pipe time "
               "per warp instruction; absent where the GPU has no such copy"),
