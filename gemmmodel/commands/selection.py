@@ -40,7 +40,7 @@ def render_posthoc(res: dict) -> str:
     lines = [f"selection sweep on {res['gpu']} ({res['sweep']}); targets: every shape top1 >= "
              f"{res['targets']['top1_pct_of_best_min']:.0f}%, top3 >= "
              f"{res['targets']['top3_pct_of_best_min']:.0f}% of the measured best"]
-    for key in ("preregistered", "posthoc", "heldout"):
+    for key in res.get("order", ()):
         part = res.get(key)
         if part is None:
             continue

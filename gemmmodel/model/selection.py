@@ -32,6 +32,8 @@ RECORD_META = "selection_predictions.json"
 #: A later round: shapes never swept or fitted before, ranked (tools/record_predictions.py
 #: --round heldout) before their sweep (tools/device/acceptance.py sweep --sweep-file …) ran.
 HELDOUT_ROUND = "heldout"
+#: Every later round, in the order they were recorded (each ranked before its own sweep).
+HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2")
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
@@ -150,8 +152,11 @@ def posthoc_predictions(folder: Path, spec, keys) -> dict:
 
 
 def selection_comparison(gpu: str, root=None) -> dict:
-    """Both tables for calibration/<gpu>/: the pre-registered ranking (as recorded) and the
-    post hoc re-ranking with the current model, scored against selection_sweep.csv."""
+    """The tables for calibration/<gpu>/, in res["order"]: the first round's pre-registered
+    ranking (as recorded) and its post hoc re-ranking with the current model
+    (selection_sweep.csv); each held-out round of HELDOUT_ROUNDS that has both files, as
+    recorded; every pre-registered shape together; the current model on the held-out
+    shapes (post hoc)."""
     from gemmmodel.model.calib import calibration_name, fit_path
     from gemmmodel.spec import load_spec
 
@@ -164,25 +169,41 @@ def selection_comparison(gpu: str, root=None) -> dict:
     post_rows = score(measured, preds)
     fit_file = folder / "fit.json"
     fit = json.loads(fit_file.read_text()) if fit_file.is_file() else {}
-    heldout = None
-    if (folder / _round_file(RECORD_FILE, HELDOUT_ROUND)).is_file() and \
-            (folder / _round_file(SWEEP_FILE, HELDOUT_ROUND)).is_file():
-        h_ranks, h_meta = preregistered(folder, HELDOUT_ROUND)
-        h_rows = score(sweep_measured(folder, HELDOUT_ROUND), h_ranks)
-        heldout = {"label": "pre-registered, held-out shapes: ranked before their sweep, "
-                            "never swept or fitted before",
-                   "file": _round_file(RECORD_FILE, HELDOUT_ROUND), "meta": h_meta,
-                   "shapes": h_rows, **summary(h_rows)}
+    parts = {"preregistered": {"label": "pre-registered: ranking recorded before the sweep",
+                               "file": RECORD_FILE, "meta": meta, "shapes": pre_rows,
+                               **summary(pre_rows)},
+             "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
+                         "fit_source": fit.get("source", ""), "shapes": post_rows,
+                         **summary(post_rows)}}
+    held_measured = {}
+    for round_ in HELDOUT_ROUNDS:
+        if not ((folder / _round_file(RECORD_FILE, round_)).is_file()
+                and (folder / _round_file(SWEEP_FILE, round_)).is_file()):
+            continue
+        h_ranks, h_meta = preregistered(folder, round_)
+        h_measured = sweep_measured(folder, round_)
+        held_measured.update(h_measured)
+        h_rows = score(h_measured, h_ranks)
+        parts[round_] = {"label": f"pre-registered, held-out round {round_} (recorded at "
+                                  f"{str(h_meta.get('commit_before_recording', '?'))[:7]}): "
+                                  "ranked before its sweep, shapes never swept or fitted before",
+                         "file": _round_file(RECORD_FILE, round_), "meta": h_meta,
+                         "shapes": h_rows, **summary(h_rows)}
+    if held_measured:
+        honest = [r for key in ("preregistered", *HELDOUT_ROUNDS) if key in parts
+                  for r in parts[key]["shapes"]]
+        parts["all_preregistered"] = {
+            "label": "every pre-registered shape (first and held-out rounds, each scored with "
+                     "the ranking recorded before its sweep)", "shapes": honest,
+            **summary(honest)}
+        h_post = score(held_measured, posthoc_predictions(folder, spec, list(held_measured)))
+        parts["posthoc_heldout"] = {"label": "post hoc: the current model on every held-out "
+                                             "shape (hindsight for rounds recorded before its "
+                                             "last change)",
+                                    "shapes": h_post, **summary(h_post)}
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
-            "targets": TARGETS,
-            "preregistered": {"label": "pre-registered: ranking recorded before the sweep",
-                              "file": RECORD_FILE, "meta": meta, "shapes": pre_rows,
-                              **summary(pre_rows)},
-            "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
-                        "fit_source": fit.get("source", ""), "shapes": post_rows,
-                        **summary(post_rows)},
-            **({"heldout": heldout} if heldout else {})}
+            "targets": TARGETS, "order": list(parts), **parts}
 
 
-__all__ = ["POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions", "preregistered",
+__all__ = ["HELDOUT_ROUNDS", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions", "preregistered",
            "score", "selection_comparison", "summary", "sweep_measured"]

@@ -73,7 +73,7 @@ def _selection_rounds(gpu: str) -> str:
     except (GemmModelError, OSError):
         return ""
     out = []
-    for key in ("preregistered", "posthoc", "heldout"):
+    for key in res.get("order", ()):
         part = res.get(key)
         if not part or not part["shapes"]:
             continue
