@@ -58,3 +58,61 @@ extern "C" __global__ void mb_smem_chase(const unsigned* __restrict__ next, int 
   out[1] = c1 - c0;
   out[2] = g1 - g0;
 }
+
+// Loaded shared-memory latency: warp 0's lane 0 chases 128-bit entries (ld.shared.v4; .x of
+// each entry is the shared address of the next) while every other warp of the block runs a
+// GEMM-like loop until the chase ends: per step two 128-bit fragment loads (lanes 8 apart
+// share an address, as a 4x4 tile's reads do) and 16 FMAs that use them. Launch one block
+// per SM, <<<SMs, 32 * (1 + background warps)>>>; `next` as for mb_smem_chase (n <= 2048
+// entries). out = [last address, cycles, ns] of block 0; `sink` keeps the FMAs alive.
+extern "C" __global__ void mb_smem_chase_loaded(const unsigned* __restrict__ next, int n,
+                                                int steps, unsigned long long* out,
+                                                float* __restrict__ sink) {
+  __shared__ __align__(16) unsigned words[4 * 2048];
+  __shared__ volatile int done;
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(words));
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    words[4 * i] = base + 16u * next[i];
+    words[4 * i + 1] = __float_as_uint(1.0f);
+    words[4 * i + 2] = __float_as_uint(0.5f);
+    words[4 * i + 3] = __float_as_uint(0.25f);
+  }
+  if (threadIdx.x == 0) done = 0;
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp == 0) {
+    if (lane != 0) return;
+    unsigned a = base, b, c, d;
+    const unsigned long long g0 = mb_globaltimer_ns();
+    const unsigned long long c0 = mb_clock();
+    for (int i = 0; i < steps; ++i)
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%0];"
+                   : "+r"(a), "=r"(b), "=r"(c), "=r"(d));
+    const unsigned long long c1 = mb_clock();
+    const unsigned long long g1 = mb_globaltimer_ns();
+    done = 1;
+    if (blockIdx.x == 0) {
+      out[0] = a + b + c + d;
+      out[1] = c1 - c0;
+      out[2] = g1 - g0;
+    }
+    return;
+  }
+  float acc[16];
+  for (int j = 0; j < 16; ++j) acc[j] = 0.0f;
+  const float4* f4 = reinterpret_cast<const float4*>(words);
+  int k = lane / 8;
+  while (!done) {
+    for (int s = 0; s < 16; ++s) {
+      const float4 x = f4[(k + 4 * s) & 2047];
+      const float4 y = f4[(k + 4 * s + 64) & 2047];
+      const float xa[4] = {x.y, x.z, x.w, x.y}, ya[4] = {y.y, y.z, y.w, y.z};
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) acc[4 * i + j] = fmaf(xa[i], ya[j], acc[4 * i + j]);
+    }
+    k += 1;
+  }
+  float t = 0.0f;
+  for (int j = 0; j < 16; ++j) t += acc[j];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = t;
+}
