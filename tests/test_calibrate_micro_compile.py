@@ -15,7 +15,8 @@ MICRO = KERNELS_DIR / "micro"
 VARIANTS = ([("fma.cu", {"ILP": i}) for i in FMA_ILPS]
             + [("smem.cu", {"VEC": b // 32}) for b in SMEM_BITS]
             + [("smem.cu", {"VEC": 1, "CP_BYTES": 16})]
-            + [(name, {}) for name in ("bandwidth.cu", "latency.cu", "launch.cu")])
+            + [(name, {}) for name in ("bandwidth.cu", "latency.cu", "launch.cu",
+                                       "placement.cu")])
 
 
 def _ids(variants):

@@ -16,6 +16,7 @@ table.
 from __future__ import annotations
 
 import json
+import os
 import math
 import subprocess
 import sys
@@ -79,8 +80,9 @@ def main() -> int:
                       f"{r['max_blocks_per_sm']} (even {r['even_spread_blocks']}), tail "
                       f"{r['tail_blocks']} on {r['sms_with_tail']} SMs, <= {r['tail_per_sm_max']}"
                       f"/SM, makespan {r['makespan_rounds']:.2f} spins", flush=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parents[2]).stdout.strip()
+    commit = os.environ.get("GEMMMODEL_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+        cwd=Path(__file__).resolve().parents[2]).stdout.strip()
     doc = {"gpu": info.get("name"), "sms": sms, "clocks": rt.clocks(), "spin_ns": SPIN_NS,
            "threads": THREADS, "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
            "commit": commit, "source": "tools/device/block_placement.py, kernels/micro/placement.cu",

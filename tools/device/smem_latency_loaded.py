@@ -12,6 +12,7 @@ OUT_DIR/smem_latency_loaded.json and prints cycles per chase step for each B.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -62,8 +63,9 @@ def main() -> int:
               f"{np.median(cyc):6.1f} cycles per 128-bit chase step", flush=True)
     rt.free(chain)
     rt.free(out)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parents[2]).stdout.strip()
+    commit = os.environ.get("GEMMMODEL_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+        cwd=Path(__file__).resolve().parents[2]).stdout.strip()
     doc = {"gpu": info.get("name"), "sms": sms, "clocks": rt.clocks(), "entries": ENTRIES,
            "steps": STEPS, "reps": REPS, "commit": commit,
            "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
