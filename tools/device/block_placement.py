@@ -15,17 +15,12 @@ table.
 
 from __future__ import annotations
 
-import json
-import os
 import math
-import subprocess
 import sys
-from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from micro_tool import open_micro, write_doc
 
 SPIN_NS = 200_000
 CAPACITIES = (1, 2, 3, 4, 8)
@@ -35,14 +30,8 @@ REPS = 3
 
 
 def main() -> int:
-    from gemmmodel import KERNELS_DIR
-    from gemmmodel.runtime import get_runtime
-
-    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    rt = get_runtime("nvidia")
-    info = rt.device_info()
-    sms = int(info.get("sms") or info.get("multiprocessors") or 0)
-    module = rt.compile_file(Path(KERNELS_DIR) / "micro" / "placement.cu", ["mb_placement"])
+    rt, info, module, out_dir = open_micro("placement.cu", ["mb_placement"])
+    sms = int(info["sms"])
     smem_sm = int(info["shared_bytes_per_sm"])
     optin = int(info["shared_bytes_per_block_optin"])
     rt.set_max_dynamic_shared(module, "mb_placement", optin)
@@ -80,15 +69,9 @@ def main() -> int:
                       f"{r['max_blocks_per_sm']} (even {r['even_spread_blocks']}), tail "
                       f"{r['tail_blocks']} on {r['sms_with_tail']} SMs, <= {r['tail_per_sm_max']}"
                       f"/SM, makespan {r['makespan_rounds']:.2f} spins", flush=True)
-    commit = os.environ.get("GEMMMODEL_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-        cwd=Path(__file__).resolve().parents[2]).stdout.strip()
-    doc = {"gpu": info.get("name"), "sms": sms, "clocks": rt.clocks(), "spin_ns": SPIN_NS,
-           "threads": THREADS, "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "commit": commit, "source": "tools/device/block_placement.py, kernels/micro/placement.cu",
-           "runs": runs}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "block_placement.json").write_text(json.dumps(doc) + "\n")
+    write_doc(out_dir, "block_placement.json", rt, info,
+              "tools/device/block_placement.py, kernels/micro/placement.cu",
+              spin_ns=SPIN_NS, threads=THREADS, runs=runs)
     return 0
 
 

@@ -11,16 +11,11 @@ OUT_DIR/smem_latency_loaded.json and prints cycles per chase step for each B.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from micro_tool import open_micro, write_doc
 
 BACKGROUND_WARPS = (0, 1, 3, 7, 11, 15, 23, 31)
 ENTRIES = 2048
@@ -29,14 +24,8 @@ REPS = 5
 
 
 def main() -> int:
-    from gemmmodel import KERNELS_DIR
-    from gemmmodel.runtime import get_runtime
-
-    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    rt = get_runtime("nvidia")
-    info = rt.device_info()
+    rt, info, module, out_dir = open_micro("latency.cu", ["mb_smem_chase_loaded"])
     sms = int(info["sms"])
-    module = rt.compile_file(Path(KERNELS_DIR) / "micro" / "latency.cu", ["mb_smem_chase_loaded"])
     rng = np.random.default_rng(2026)
     perm = rng.permutation(ENTRIES)
     nxt = np.empty(ENTRIES, dtype=np.uint32)
@@ -63,16 +52,9 @@ def main() -> int:
               f"{np.median(cyc):6.1f} cycles per 128-bit chase step", flush=True)
     rt.free(chain)
     rt.free(out)
-    commit = os.environ.get("GEMMMODEL_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-        cwd=Path(__file__).resolve().parents[2]).stdout.strip()
-    doc = {"gpu": info.get("name"), "sms": sms, "clocks": rt.clocks(), "entries": ENTRIES,
-           "steps": STEPS, "reps": REPS, "commit": commit,
-           "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "source": "tools/device/smem_latency_loaded.py, kernels/micro/latency.cu",
-           "rows": rows}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "smem_latency_loaded.json").write_text(json.dumps(doc, indent=1) + "\n")
+    write_doc(out_dir, "smem_latency_loaded.json", rt, info,
+              "tools/device/smem_latency_loaded.py, kernels/micro/latency.cu", indent=1,
+              entries=ENTRIES, steps=STEPS, reps=REPS, rows=rows)
     return 0
 
 
