@@ -174,6 +174,21 @@ def test_lookahead_counts_as_resident_streams():
     assert two < evaluate(_comp(1.0, 1.0, 1.0), theta)["t_pipes"]
 
 
+def test_latency_chance_term_hand_worked():
+    # one unit-iteration: C_cu = 1 s of CU time, C_alone = 1 s, L = 1 s, 8 units hide the
+    # average (Little: (1 + 1)/8 - 1 < 0), so only the chance term exposes latency:
+    # q_L = (1 / 2) ** w, exposed = C_cu * q_L / (1 - q_L)
+    theta = {"overlap_loss": 1.0}
+    for w, want in ((1.0, 1.0), (2.0, 1 / 3), (3.0, 1 / 7)):
+        c = _comp(1.0, 0.0, w, units=8.0, lat_g_s=1.0, mode_code=MODES["none"])
+        got = evaluate(c, theta)
+        assert got["q_latency"] == pytest.approx(0.5 ** w)
+        assert got["t_latency"] == pytest.approx(want)
+    # Little's law still binds where it is larger: one unit, (1 + 1)/1 - 1 = 1 > q term
+    c = _comp(1.0, 0.0, 4.0, units=1.0, lat_g_s=1.0, mode_code=MODES["none"])
+    assert evaluate(c, theta)["t_latency"] == pytest.approx(1.0)
+
+
 def test_prediction_tree_is_json_and_sums():
     pred = predict_kernel(P44, None, load_spec("h100"), (2048, 2048, 2048))
     data = json.loads(json.dumps(pred.to_dict()))

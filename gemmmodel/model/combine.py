@@ -16,7 +16,9 @@
       L2, DRAM and spawn are throughput limits shared by the whole GPU: loads are
       asynchronous, so they bound the time but do not hold a wave (waiting for their data
       is the latency term).
-    t_latency = n_unit_iters * max(0, (C_alone + L)/u - C_cu) + fill   (latency.py)
+    t_latency = n_unit_iters * e + fill   (latency.py)
+      e = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L)),
+      q_L = (L / (C_alone + L)) ** w
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
     t_ramp, t_launch from spawn.py.
 Efficiency parameters theta (calib.DEFAULT_FIT, fitted by fit.py) scale the pipes:
@@ -104,12 +106,17 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
                             np.maximum(0.0, lat_g - c_alone) + lat_lds))
     lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
-    exposed = np.maximum(0.0, (c_alone + lat) / units - c_cu)
+    # Little's law bound, and the chance that every resident wave of a SIMD waits on its
+    # latency at once (latency.py: q_L over w waves)
+    chains = np.maximum(np.atleast_1d(a["w"]), 1e-9)
+    q_lat = np.minimum(Q_MAX, (lat / np.maximum(c_alone + lat, 1e-300)) ** chains)
+    exposed = np.maximum(np.maximum(0.0, (c_alone + lat) / units - c_cu),
+                         c_cu * q_lat / (1.0 - q_lat))
     fill = lat_scale * lat_g * np.atleast_1d(a["fill_blocks"])
     t_lat = n * exposed + fill
     total = np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + np.atleast_1d(a["ramp_s"])
     return {"total": total, "t_pipes": t_pipes, "top": top, "loss": loss, "q": q,
-            "t_latency": t_lat,
+            "t_latency": t_lat, "q_latency": q_lat,
             "latency_per_iter": lat, "exposed_per_iter": exposed, "fill": fill,
             **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
 
@@ -164,10 +171,12 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                        x for x in (t.get("lookahead_streams"),) if x))
     lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("lds_latency_s")) if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
-                 "n_unit_iters * max(0, (C_alone + L)/u - C_cu) + fill",
+                 "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
+                 " + fill, q_L = (L / (C_alone + L)) ** w",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],
+                  "q_L": parts["q_latency"],
                   "buffering": _mode_name(comp.mode_code), "ilp": comp.ilp,
                   "latency_scale": th["latency_scale"], "spill_latency_s": comp.lat_spill_s},
                  children=lat_children)

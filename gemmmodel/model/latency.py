@@ -14,7 +14,14 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
   needs C_alone of its own execution plus L of latency on its critical path; `u` blocks
   resident per CU overlap each other's latency, so one block-iteration costs
       max(C_cu, (C_alone + L) / u)        (C_cu: CU time per block-iteration, all pipes)
-  and the exposed part is max(0, (C_alone + L)/u - C_cu).
+  and the exposed part is max(0, (C_alone + L)/u - C_cu). That bound is the average; the
+  waves also all wait at once by chance, as the pipes idle in combine.py's q: a wave waits a
+  fraction L / (C_alone + L) of its time, all w resident waves of a SIMD with
+  q_L = (L / (C_alone + L)) ** w (independent waves), which adds C_cu * q_L / (1 - q_L):
+      exposed = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))
+  (ncu, H200, calibration/h200/ncu_g_3072x3072x3072.txt: 1-warp 32x64 blocks at 3 warps
+  per scheduler stall on global loads 0.8-0.9 per issue, 4-warp blocks at 4 per scheduler
+  0.2-0.4, where the average bound exposes nothing for either).
   L = L_g + 2 L_lds                single buffer (load, store to LDS, barrier, read)
       max(0, L_g - C_alone) + L_lds   lds-double / reg-double (next tile loaded one
                                    iteration ahead: double buffering removes the global
