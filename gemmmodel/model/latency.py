@@ -103,7 +103,7 @@ def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: flo
                       clock_hz: float) -> Term:
     """a: extra overlap streams from a wave's own lookahead (module docstring)."""
     c_v = valu_cycles_per_instr(spec)
-    steps = float(getattr(spec, "wave_lookahead_steps", 0.0) or 0.0)
+    steps = float(spec.wave_lookahead_steps)
     lat_clk = max(lds_latency_s * clock_hz, 1e-9)
     x = steps * c_v * tm * tn / lat_clk if uses_lds else 0.0
     note = ("0 without LDS: no fragment reads to run ahead" if not uses_lds else
@@ -129,7 +129,8 @@ def global_latency(spec, calib: Calib | None, l2_bytes: float, dram_bytes: float
 def exposed_per_unit_iter(c_cu: float, c_alone: float, units: float, mode: str,
                           lat_g: float, lat_lds: float, lat_spill: float, ilp: float,
                           scale: float) -> tuple[float, float]:
-    """(L, exposed) in seconds per unit-iteration (module docstring)."""
+    """(L, exposed) in seconds per unit-iteration: Little's-law bound only (module docstring);
+    combine.evaluate_arrays also takes the chance term C_cu * q_L / (1 - q_L)."""
     if mode == "none":
         lat = lat_g / max(ilp, 1.0)
     elif mode == "single":

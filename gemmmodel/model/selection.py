@@ -205,5 +205,5 @@ def selection_comparison(gpu: str, root=None) -> dict:
             "targets": TARGETS, "order": list(parts), **parts}
 
 
-__all__ = ["HELDOUT_ROUNDS", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions", "preregistered",
-           "score", "selection_comparison", "summary", "sweep_measured"]
+__all__ = ["HELDOUT_ROUNDS", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions",
+           "preregistered", "score", "selection_comparison", "summary", "sweep_measured"]
