@@ -52,12 +52,13 @@ def _assemble_rows(args) -> list:
 
 
 def _facts_for(cfg, spec, device_regs: dict, compiled: dict) -> tuple[object, str]:
+    from gemmmodel.compile.table import template_facts
+
     if cfg.name in compiled:
         return compiled[cfg.name], "compiler"
     regs = device_regs.get(cfg.name)
-    if regs:
-        return {"regs": int(regs), "lds_bytes": cfg.lds_bytes}, "device"
-    return None, "estimate"
+    facts = template_facts(cfg, spec, regs)
+    return facts, ("device" if regs else "estimate")
 
 
 def _evaluate(configs, spec, shape, calib, device_regs, compiled, jobs: int):

@@ -1,6 +1,8 @@
 """`gemmmodel facts`: compile every catalogue kernel for the targets and write the
 compile-facts table (calibration/compile_facts.csv); with --template, the shipped
-tile-template configs instead (calibration/template_facts.csv)."""
+tile-template configs instead (calibration/template_facts.csv); with --search-space GPU,
+every config of that GPU's template search space for its compile target
+(calibration/template_facts_<target>.csv, read by the model for the load round trips)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from gemmmodel.compile.table import (
     TEMPLATE_TABLE_FILE,
     build_facts_table,
     template_sources,
+    template_table_path,
     write_facts_table,
 )
 
@@ -26,6 +29,9 @@ def add_parser(sub) -> None:
     p.add_argument("--template", nargs="*", metavar="CONFIG", default=None,
                    help="compile tile-template configs instead of the catalogue (default "
                         f"configs: {' '.join(TEMPLATE_CONFIGS)}; out: {TEMPLATE_TABLE_FILE.name})")
+    p.add_argument("--search-space", metavar="GPU", default=None,
+                   help="compile the whole template search space of GPU for its compile "
+                        "target (out: template_facts_<target>.csv)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"CSV file to write (default {TABLE_FILE.name} or "
                         f"{TEMPLATE_TABLE_FILE.name} under calibration/)")
@@ -45,11 +51,20 @@ def _render(payload: dict) -> str:
 def run(args) -> int:
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     items = None
-    if args.template is not None:
+    default_out = TABLE_FILE
+    if args.search_space:
+        from gemmmodel.spec import load_spec
+        from gemmmodel.template import search_space
+
+        spec = load_spec(args.search_space)
+        targets = [str(spec.compile_target)]
+        items = template_sources(sorted(c.name for c in search_space(spec)))
+        default_out = template_table_path(targets[0])
+    elif args.template is not None:
         items = template_sources(args.template or TEMPLATE_CONFIGS)
+        default_out = TEMPLATE_TABLE_FILE
     rows = build_facts_table(targets, catalogue=args.catalogue, jobs=args.jobs,
                              progress=progress, items=items)
-    default_out = TABLE_FILE if items is None else TEMPLATE_TABLE_FILE
     out = write_facts_table(rows, args.out or default_out)
     failed = [{k: r.get(k) for k in ("kernel_id", "target", "status")}
               for r in rows if r.get("status") != "ok"]

@@ -19,6 +19,7 @@ from gemmmodel.compile.loops import find_main_loop, reachable_instructions
 from gemmmodel.compile.ptx import parse_ptx
 from gemmmodel.compile.routes import Route, choose_route, run_route
 from gemmmodel.compile.sass import parse_ptxas_info, parse_sass
+from gemmmodel.compile.trips import load_round_trips
 from gemmmodel.errors import BadArgument, CompileError, KernelNotFound
 
 _AMD_TARGET = re.compile(r"^gfx[0-9a-f]+$")
@@ -47,15 +48,17 @@ def _define_flags(defines: dict) -> list[str]:
     return [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in sorted(defines.items())]
 
 
-def _mixes(listing: Listing | None) -> dict:
-    """KernelFacts keyword arguments: mix_total, mix_loop, mix_outer, main_loop_depth."""
+def _mixes(listing: Listing | None, vendor: str) -> dict:
+    """KernelFacts keyword arguments: mix_total, mix_loop, mix_outer, main_loop_depth,
+    load_round_trips (of the main loop's trip, trips.py)."""
     if listing is None:
         return {}
     loop = find_main_loop(listing)
     return {"mix_total": count_mix(reachable_instructions(listing)),
             "mix_loop": count_mix(loop.instrs) if loop else empty_mix(),
             "mix_outer": count_mix(loop.outer_instrs) if loop else empty_mix(),
-            "main_loop_depth": loop.depth if loop else 0}
+            "main_loop_depth": loop.depth if loop else 0,
+            "load_round_trips": load_round_trips(loop.instrs, vendor) if loop else None}
 
 
 def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
@@ -72,7 +75,7 @@ def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
             vgpr_spills=res.get("vgpr_spills"), sgpr_spills=res.get("sgpr_spills"),
             occupancy_waves_per_simd=res.get("occupancy_waves_per_simd"),
             mix_source=raw.mix_source, compiler=route.versions, flags=flags,
-            **_mixes(listings.get(name))))
+            **_mixes(listings.get(name), "amd")))
     return out
 
 
@@ -91,7 +94,7 @@ def _nvidia_facts(raw, route: Route, flags: str) -> list[KernelFacts]:
             lds_bytes=res.get("lds_bytes", 0), scratch_bytes=res.get("scratch_bytes", 0),
             spills=spills, spill_store_bytes=res.get("spill_store_bytes"),
             spill_load_bytes=res.get("spill_load_bytes"), mix_source=raw.mix_source,
-            compiler=route.versions, flags=flags, **_mixes(listings.get(name))))
+            compiler=route.versions, flags=flags, **_mixes(listings.get(name), "nvidia")))
     return out
 
 

@@ -5,7 +5,9 @@ whole kernel's reachable code in `mix_total`, one trip of the main loop body in 
 (loops.py says how the main loop is chosen), and one trip of the loop around the main loop
 in `mix_outer` (the main loop's body counted once; all zero when the main loop is
 outermost). Kernels whose k-step loop holds an inner FMA loop (main_loop_depth 2) keep their
-per-k-step barriers and global loads in `mix_outer`. Register counts
+per-k-step barriers and global loads in `mix_outer`. `load_round_trips` is the number of
+global-load latencies one trip of the main loop waits in series (trips.py; None for PTX
+listings, which have no final register allocation). Register counts
 are per lane (AMD VGPR/SGPR/AGPR) or per thread (NVIDIA), sizes are bytes.
 """
 
@@ -67,6 +69,7 @@ class KernelFacts:
     spill_load_bytes: int | None = None
     occupancy_waves_per_simd: int | None = None
     main_loop_depth: int = 0
+    load_round_trips: float | None = None
     mix_source: str = ""
     mix_total: dict = field(default_factory=empty_mix)
     mix_loop: dict = field(default_factory=empty_mix)

@@ -38,7 +38,7 @@ def _instruction(line: str) -> Instr | None:
         target = operands.strip().split(",")[0].strip() or None
         conditional = opcode.startswith("s_cbranch_")
     ends = opcode in _END_FLOW or opcode == "s_branch"
-    return Instr(opcode, category, packed, target, conditional, ends)
+    return Instr(opcode, category, packed, target, conditional, ends, " ".join(operands.split()))
 
 
 def parse_amd_asm(asm_text: str) -> dict[str, Listing]:

@@ -15,7 +15,9 @@ from gemmmodel.compile.facts import empty_mix
 class Instr:
     """One instruction. `target` is the label a branch jumps to (None if not a branch);
     `conditional` is True for predicated/conditional branches; `ends_flow` is True when
-    control never falls through (unconditional branch, end of program, return)."""
+    control never falls through (unconditional branch, end of program, return).
+    `operands` is the operand text as printed (registers, addresses), for the load
+    round-trip count of trips.py; parsers that do not keep it leave it empty."""
 
     opcode: str
     category: str
@@ -23,6 +25,7 @@ class Instr:
     target: str | None = None
     conditional: bool = False
     ends_flow: bool = False
+    operands: str = ""
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ def _instruction(m: re.Match) -> Instr:
         ends = not conditional
     elif base in _RETURNS:
         ends = not predicated
-    return Instr(opcode, category, packed, target, conditional, ends)
+    return Instr(opcode, category, packed, target, conditional, ends,
+                 " ".join(m.group("rest").split()))
 
 
 def parse_sass(text: str) -> dict[str, Listing]:

@@ -36,6 +36,8 @@ TEMPLATE_TABLE_FILE = CALIBRATION_DIR / "template_facts.csv"
 #: wins on gfx906 / MI100 and the Tensile / CUDA-tutorial tile), so answers_more.Q8_CONFIGS
 #: and explain --compare need no compiler.
 TEMPLATE_CONFIGS = ("64x64x16/4x4", "128x128x8/8x8")
+#: Non-integer numeric columns (the others are nullable integers).
+FLOAT_FIELDS = ("load_round_trips",)
 TEXT_FIELDS = ("kernel_id", "kernel", "target", "vendor", "mix_source", "compiler", "flags",
                "status")
 FIELDS = ["kernel_id", *KernelFacts(kernel="", target="", vendor="").flat().keys(), "status"]
@@ -124,7 +126,9 @@ def load_compile_facts(path: Path | None = None):
         raise BadArgument(f"compile facts table not found: {path} (run `gemmmodel facts`)")
     df = pd.read_csv(path, dtype={name: str for name in TEXT_FIELDS})
     for col in df.columns:
-        if col not in TEXT_FIELDS:
+        if col in FLOAT_FIELDS:
+            df[col] = df[col].astype("float64")
+        elif col not in TEXT_FIELDS:
             df[col] = df[col].astype("Int64")
     return df
 
@@ -157,3 +161,49 @@ def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
     for text_field in TEXT_FIELDS:
         row[text_field] = "" if row.get(text_field) is None else str(row[text_field])
     return KernelFacts.from_flat(row)
+
+
+def template_table_path(target: str) -> Path:
+    """calibration/template_facts_<target>.csv: compile facts of the whole template search
+    space for one target (`gemmmodel facts --template --all --target T` writes it)."""
+    return CALIBRATION_DIR / f"template_facts_{target}.csv"
+
+
+_TRIPS_CACHE: dict = {}
+
+
+def template_load_trips(target: str) -> dict:
+    """{config name: load round trips per tile iteration} from the target's committed
+    search-space table ({} when there is none). The main loop's round trips (trips.py) are
+    scaled to one tile iteration (loop FMAs vs TM*TN*BK) where the loop is the tile loop."""
+    if target in _TRIPS_CACHE:
+        return _TRIPS_CACHE[target]
+    from gemmmodel.template import parse_name
+
+    path = template_table_path(target)
+    out: dict = {}
+    if path.is_file():
+        df = load_compile_facts(path)
+        for row in df.to_dict("records"):
+            trips, fma = _clean(row.get("load_round_trips")), _clean(row.get("loop_fma"))
+            if row.get("status") != "ok" or trips is None or not fma or \
+                    not _clean(row.get("loop_barrier")):
+                continue
+            cfg = parse_name(str(row["kernel_id"]))
+            fma += _clean(row.get("loop_fma_packed")) or 0
+            out[cfg.name] = float(trips) * cfg.tm * cfg.tn * cfg.bk / fma
+    _TRIPS_CACHE[target] = out
+    return out
+
+
+def template_facts(cfg, spec, regs=None) -> dict | None:
+    """The facts the model gets for a template config: the registers the GPU's compiler
+    reported (`regs`, with the config's LDS bytes) and the load round trips per tile from
+    the committed table of the spec's compile target; None when neither is known."""
+    out: dict = {}
+    if regs:
+        out.update(regs=int(regs), lds_bytes=cfg.lds_bytes)
+    trips = template_load_trips(str(spec.compile_target)).get(cfg.name)
+    if trips is not None:
+        out["load_round_trips_per_tile"] = trips
+    return out or None

@@ -128,22 +128,28 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         alone = min(units, max(1.0, simds / wi.waves_per_block))
         mode = "double" if desc.double_buffered else "single"
         fill_blocks = busiest / units
+        trips = lat.load_trips_per_tile(desc, facts) if mode == "single" else None
     else:
         units = max(wi.resident_blocks * wi.waves_per_block, 1e-9)
         n_unit_iters = float(busiest) * wi.waves_per_block * shape[2]
         alone = min(units, float(simds))
         mode = "none"
         fill_blocks = 0.0
+        trips = None
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
              "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b,
              "lookahead_streams": ahead}
+    lat_g = g_lat.value
+    if trips is not None:  # single buffer: the tile's loads wait r latencies in series
+        terms["load_round_trips"] = trips
+        lat_g *= trips.value
     return Components(
         issue_s=t_issue.value, lds_s=t_lds.value, l2_s=t_l2.value, dram_s=t_dram.value,
         spawn_s=t_spawn.value, w=wi.waves_per_simd, lookahead=ahead.value,
         units=units, n_unit_iters=n_unit_iters,
-        alone_factor=alone, lat_g_s=g_lat.value, lat_lds_s=lds_lat, lat_spill_s=spill_lat,
+        alone_factor=alone, lat_g_s=lat_g, lat_lds_s=lds_lat, lat_spill_s=spill_lat,
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value, terms=terms)
 

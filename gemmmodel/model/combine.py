@@ -16,7 +16,8 @@
       L2, DRAM and spawn are throughput limits shared by the whole GPU: loads are
       asynchronous, so they bound the time but do not hold a wave (waiting for their data
       is the latency term).
-    t_latency = n_unit_iters * e + fill   (latency.py)
+    t_latency = n_unit_iters * e + fill   (latency.py; lat_g_s already holds r * L_g for a
+      single buffer, r = load round trips per tile iteration)
       e = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L)),
       q_L = (L / (C_alone + L)) ** w
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
@@ -169,7 +170,8 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                     "not_overlapped_s": parts["loss"]},
                    children=tuple(pipe_terms) + tuple(
                        x for x in (t.get("lookahead_streams"),) if x))
-    lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("lds_latency_s")) if x)
+    lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("load_round_trips"),
+                                     t.get("lds_latency_s")) if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
                  "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
                  " + fill, q_L = (L / (C_alone + L)) ** w",

@@ -22,7 +22,12 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
   (ncu, H200, calibration/h200/ncu_g_3072x3072x3072.txt: 1-warp 32x64 blocks at 3 warps
   per scheduler stall on global loads 0.8-0.9 per issue, 4-warp blocks at 4 per scheduler
   0.2-0.4, where the average bound exposes nothing for either).
-  L = L_g + 2 L_lds                single buffer (load, store to LDS, barrier, read)
+  L = r * L_g + 2 L_lds            single buffer (load, store to LDS, barrier, read); r =
+                                   load round trips per tile iteration: the global-load
+                                   latencies the loop waits in series when the compiler
+                                   stages the tile's loads a few at a time
+                                   (gemmmodel/compile/trips.py, from the compile facts;
+                                   1 without them)
       max(0, L_g - C_alone) + L_lds   lds-double / reg-double (next tile loaded one
                                    iteration ahead: double buffering removes the global
                                    latency up to one iteration of work)
@@ -113,6 +118,29 @@ def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: flo
                 "max(0, d * c_v * TM * TN / L_lds_clk - 1)",
                 {"d": steps, "c_v": c_v, "TM": tm, "TN": tn, "L_lds_clk": lat_clk, "x": x},
                 note=note)
+
+
+def load_trips_per_tile(desc, facts) -> Term:
+    """r: global-load latencies one tile iteration waits in series (module docstring).
+    Facts: a KernelFacts (its main loop's `load_round_trips`, scaled from the loop's FMAs
+    to one tile iteration when the loop is the tile loop) or a dict with
+    `load_round_trips_per_tile`; without them r = 1."""
+    tile_fma = float(desc.tm * desc.tn * desc.bk)
+    per_tile = facts.get("load_round_trips_per_tile") if isinstance(facts, dict) else None
+    note = "compile facts (template table)"
+    if per_tile is None and facts is not None and not isinstance(facts, dict):
+        trips = getattr(facts, "load_round_trips", None)
+        loop = dict(getattr(facts, "mix_loop", None) or {})
+        loop_fma = float(loop.get("fma", 0) or 0) + float(loop.get("fma_packed", 0) or 0)
+        if trips is not None and loop_fma > 0 and loop.get("barrier"):
+            per_tile = float(trips) * tile_fma / loop_fma
+            note = "compile facts (main loop, scaled to one tile iteration)"
+    if per_tile is None:
+        return Term("load_round_trips", 1.0, "1", "assumption without compile facts",
+                    note="1: all of a tile's loads in flight at once (no facts)")
+    return Term("load_round_trips", max(1.0, float(per_tile)), "1",
+                "max(1, round trips of the loop trip * tile FMAs / loop FMAs)",
+                {"per_tile": float(per_tile)}, note=note)
 
 
 def global_latency(spec, calib: Calib | None, l2_bytes: float, dram_bytes: float) -> Term:

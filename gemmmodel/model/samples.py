@@ -139,14 +139,14 @@ def calibration_samples(gpu: str, spec, root=None) -> list[Sample]:
                 out.append(Sample(name, "catalogue", params_by_id[name], facts.get(name),
                                   shape, t))
             else:
+                from gemmmodel.compile.table import template_facts
                 from gemmmodel.template import parse_name
 
                 try:
                     cfg = parse_name(name)
                 except GemmModelError:
                     continue
-                cfg_facts = ({"regs": regs[cfg.name], "lds_bytes": cfg.lds_bytes}
-                             if cfg.name in regs else None)
+                cfg_facts = template_facts(cfg, spec, regs.get(cfg.name))
                 out.append(Sample(cfg.name, "template", cfg.params(wave), cfg_facts, shape, t))
     return out
 

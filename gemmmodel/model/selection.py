@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 
 from gemmmodel.errors import BadArgument, GemmModelError
+from gemmmodel.compile.table import template_facts
 
 SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
@@ -142,8 +143,7 @@ def posthoc_predictions(folder: Path, spec, keys) -> dict:
     for name, shape in keys:
         try:
             cfg = parse_name(name)
-            facts = ({"regs": regs[cfg.name], "lds_bytes": cfg.lds_bytes}
-                     if cfg.name in regs else None)
+            facts = template_facts(cfg, spec, regs.get(cfg.name))
             out[(name, shape)] = predict_kernel(cfg.params(wave), facts, spec, shape,
                                                 calib).time_s
         except GemmModelError:

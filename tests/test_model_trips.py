@@ -1,0 +1,61 @@
+"""Load round trips in the model: r per tile iteration from the facts, and the single-buffer
+latency L = r * L_g + 2 L_lds it feeds (CPU only)."""
+
+import pytest
+
+from gemmmodel.compile.facts import KernelFacts, empty_mix
+from gemmmodel.compile.table import template_facts, template_load_trips
+from gemmmodel.model import assemble, load_calib
+from gemmmodel.model.kernel import describe
+from gemmmodel.model.latency import load_trips_per_tile
+from gemmmodel.spec import load_spec
+from gemmmodel.template import parse_name, search_space
+
+H200 = load_spec("h200")
+
+
+def facts_with_loop(fma, trips, barrier=2):
+    loop = empty_mix()
+    loop.update(fma=fma, barrier=barrier)
+    return KernelFacts(kernel="k", target="sm_90", vendor="nvidia", regs=128,
+                       load_round_trips=trips, mix_loop=loop)
+
+
+def test_trips_scaled_from_loop_to_tile_iteration():
+    desc = describe(parse_name("32x64x16/8x8/p4").params(32))   # 8*8*16 = 1024 FMAs per tile
+    assert load_trips_per_tile(desc, facts_with_loop(2048, 6.0)).value == pytest.approx(3.0)
+    assert load_trips_per_tile(desc, facts_with_loop(1024, 3.0)).value == pytest.approx(3.0)
+    # a loop without the barrier is not the tile loop: no scaling basis, r = 1
+    assert load_trips_per_tile(desc, facts_with_loop(1024, 3.0, barrier=0)).value == 1.0
+    assert load_trips_per_tile(desc, None).value == 1.0
+    assert load_trips_per_tile(desc, {"load_round_trips_per_tile": 0.4}).value == 1.0
+    assert load_trips_per_tile(desc, {"load_round_trips_per_tile": 2.5}).value == 2.5
+
+
+def test_single_buffer_latency_multiplies_global_latency():
+    cfg = parse_name("32x64x32/8x8/p4")
+    calib = load_calib("h200")
+    shape = (3072, 3072, 3072)
+    base = assemble(cfg.params(32), {"regs": 167, "lds_bytes": cfg.lds_bytes}, H200, shape, calib)
+    staged = assemble(cfg.params(32), {"regs": 167, "lds_bytes": cfg.lds_bytes,
+                                       "load_round_trips_per_tile": 6.0}, H200, shape, calib)
+    assert staged.lat_g_s == pytest.approx(6.0 * base.lat_g_s)
+    assert staged.terms["load_round_trips"].value == 6.0
+    # double buffering: the round trips do not enter (the next tile is loaded ahead)
+    db = parse_name("32x64x32/8x8/p4/db")
+    regs = {"regs": 168, "lds_bytes": db.lds_bytes}
+    d1 = assemble(db.params(32), regs, H200, shape, calib)
+    d2 = assemble(db.params(32), {**regs, "load_round_trips_per_tile": 6.0}, H200, shape, calib)
+    assert d1.lat_g_s == d2.lat_g_s and "load_round_trips" not in d2.terms
+
+
+def test_committed_sm90_table_covers_the_search_space():
+    trips = template_load_trips("sm_90")
+    single = [c for c in search_space(H200) if not c.dbuf]
+    assert single and all(c.name in trips for c in single)
+    assert trips["32x64x32/8x8/p4"] == pytest.approx(6.0, abs=0.05)
+    assert trips["128x64x16/8x8/p4"] == pytest.approx(1.0, abs=0.05)
+    assert template_facts(parse_name("128x64x16/8x8/p4"), H200, 127) == {
+        "regs": 127, "lds_bytes": parse_name("128x64x16/8x8/p4").lds_bytes,
+        "load_round_trips_per_tile": trips["128x64x16/8x8/p4"]}
+    assert template_facts(parse_name("128x64x16/8x8/p4"), load_spec("mi100")) is None
