@@ -203,9 +203,11 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[obje
             pass
         source, entry, defines = ref.entry.source, ref.entry.entry, {}
     elif ref.kind == "template":
+        from gemmmodel.compile.table import template_facts
+
         regs = device_registers(spec.name, root).get(ref.name)
         if regs:
-            return ({"regs": regs, "lds_bytes": ref.config.lds_bytes},
+            return (template_facts(ref.config, spec, regs),
                     f"registers reported on the GPU (calibration/{spec.name}/template.csv)")
         try:
             from gemmmodel.compile import facts_for

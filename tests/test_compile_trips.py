@@ -76,3 +76,17 @@ def test_real_compilers(require_tool, name, target, trips):
     facts = compile_facts(TEMPLATE_SOURCE, target, defines=parse_name(name).defines(),
                           entry=ENTRY)[0]
     assert facts.load_round_trips == pytest.approx(trips, abs=0.05)
+
+
+@pytest.mark.parametrize("name", ["32x64x32/8x8/p4", "64x128x32/8x8/p4", "32x128x32/8x4/p4"])
+def test_committed_sm90_table_matches_the_compiler(require_tool, name):
+    from gemmmodel.compile import compile_facts, facts_for
+    from gemmmodel.compile.table import load_compile_facts, template_table_path
+    from gemmmodel.template import ENTRY, TEMPLATE_SOURCE, parse_name
+
+    require_tool("nvcc", "nvdisasm")
+    shipped = facts_for(name, "sm_90", table=load_compile_facts(template_table_path("sm_90")))
+    fresh = compile_facts(TEMPLATE_SOURCE, "sm_90", defines=parse_name(name).defines(),
+                          entry=ENTRY)[0]
+    assert shipped.load_round_trips == pytest.approx(fresh.load_round_trips, abs=0.05)
+    assert shipped.regs == fresh.regs and shipped.mix_loop == fresh.mix_loop
