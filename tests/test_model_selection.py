@@ -127,9 +127,30 @@ def _assert_round(rows, n_shapes, documented):
     assert got["meets_targets"] is False
 
 
+def _assert_ranking_committed_before_sweep(round_):
+    """In a git checkout: the commit that first added the round's ranking is an ancestor of
+    (and not the same as) the one that first added its sweep."""
+    import subprocess
+
+    repo = CALIBRATION_DIR.parent
+    if not (repo / ".git").exists():
+        return
+
+    def first_commit(name):
+        out = subprocess.run(["git", "log", "--format=%H", "--reverse", "--",
+                              f"calibration/h200/{name}"], cwd=repo, capture_output=True,
+                             text=True).stdout.split()
+        return out[0] if out else None
+
+    pred, sweep = first_commit(f"selection_predictions_{round_}.csv"), \
+        first_commit(f"selection_sweep_{round_}.csv")
+    if pred and sweep:  # both committed: the ranking came first
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", pred, sweep],
+                              cwd=repo).returncode == 0 and pred != sweep
+
+
 def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_documented():
     import json
-    import subprocess
 
     from gemmmodel.model.selection import HELDOUT_ROUNDS, selection_comparison
 
@@ -143,18 +164,7 @@ def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_docume
         {s for _, s in sweep_measured(folder, HELDOUT_ROUNDS[0])}
     assert len(shapes) == 6 and not shapes & earlier
     assert meta["round"] == round_ and meta["commit_before_recording"].startswith("1fb4ba9")
-    repo = CALIBRATION_DIR.parent
-    if (repo / ".git").exists():
-        def first_commit(name):
-            out = subprocess.run(["git", "log", "--format=%H", "--reverse", "--",
-                                  f"calibration/h200/{name}"], cwd=repo, capture_output=True,
-                                 text=True).stdout.split()
-            return out[0] if out else None
-        pred, sweep = first_commit(f"selection_predictions_{round_}.csv"), \
-            first_commit(f"selection_sweep_{round_}.csv")
-        if pred and sweep:  # both committed: the ranking came first
-            assert subprocess.run(["git", "merge-base", "--is-ancestor", pred, sweep],
-                                  cwd=repo).returncode == 0 and pred != sweep
+    _assert_ranking_committed_before_sweep(round_)
     # docs/selection.md: min top1 71.4 %, mean 86.1 %; min top3 76.0 %, mean 92.2 %
     _assert_round(score(measured, ranks), 6, (71.4, 86.1, 76.0, 92.2))
     res = selection_comparison("h200")
@@ -182,8 +192,6 @@ def test_third_heldout_round_scores_as_documented():
 
 
 def test_fourth_heldout_round_was_recorded_with_the_round_trip_model_and_scores_as_documented():
-    import subprocess
-
     from gemmmodel.model.selection import HELDOUT_ROUNDS
 
     folder = CALIBRATION_DIR / "h200"
@@ -196,17 +204,6 @@ def test_fourth_heldout_round_was_recorded_with_the_round_trip_model_and_scores_
     assert len({s for _, s in measured}) == 6 and not {s for _, s in measured} & earlier
     # recorded on the commit that added the load round trips, before the sweep
     assert meta["round"] == round_ and meta["commit_before_recording"].startswith("cedc0ed")
-    repo = CALIBRATION_DIR.parent
-    if (repo / ".git").exists():
-        def first_commit(name):
-            out = subprocess.run(["git", "log", "--format=%H", "--reverse", "--",
-                                  f"calibration/h200/{name}"], cwd=repo, capture_output=True,
-                                 text=True).stdout.split()
-            return out[0] if out else None
-        pred, sweep = first_commit(f"selection_predictions_{round_}.csv"), \
-            first_commit(f"selection_sweep_{round_}.csv")
-        if pred and sweep:
-            assert subprocess.run(["git", "merge-base", "--is-ancestor", pred, sweep],
-                                  cwd=repo).returncode == 0 and pred != sweep
+    _assert_ranking_committed_before_sweep(round_)
     # docs/selection.md: min top1 71.8 %, mean 84.6 %; min top3 75.8 %, mean 91.3 %
     _assert_round(score(measured, ranks), 6, (71.8, 84.6, 75.8, 91.3))
