@@ -22,6 +22,7 @@ from gemmmodel import CALIBRATION_DIR, KERNELS_DIR
 from gemmmodel.compile.driver import compile_facts, resolve_target
 from gemmmodel.compile.facts import KernelFacts
 from gemmmodel.compile.routes import choose_route
+from gemmmodel.compile.trips import trips_per_tile
 from gemmmodel.errors import BadArgument, GemmModelError, KernelNotFound, ToolMissing
 
 try:  # Python 3.11+
@@ -165,7 +166,7 @@ def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
 
 def template_table_path(target: str) -> Path:
     """calibration/template_facts_<target>.csv: compile facts of the whole template search
-    space for one target (`gemmmodel facts --template --all --target T` writes it)."""
+    space for one target (`gemmmodel facts --search-space GPU` writes it)."""
     return CALIBRATION_DIR / f"template_facts_{target}.csv"
 
 
@@ -185,13 +186,14 @@ def template_load_trips(target: str) -> dict:
     if path.is_file():
         df = load_compile_facts(path)
         for row in df.to_dict("records"):
-            trips, fma = _clean(row.get("load_round_trips")), _clean(row.get("loop_fma"))
-            if row.get("status") != "ok" or trips is None or not fma or \
-                    not _clean(row.get("loop_barrier")):
+            if row.get("status") != "ok":
                 continue
             cfg = parse_name(str(row["kernel_id"]))
-            fma += _clean(row.get("loop_fma_packed")) or 0
-            out[cfg.name] = float(trips) * cfg.tm * cfg.tn * cfg.bk / fma
+            loop = {k: _clean(row.get(f"loop_{k}")) for k in ("fma", "fma_packed", "barrier")}
+            per_tile = trips_per_tile(_clean(row.get("load_round_trips")), loop,
+                                      cfg.tm * cfg.tn * cfg.bk)
+            if per_tile is not None:
+                out[cfg.name] = per_tile
     _TRIPS_CACHE[target] = out
     return out
 

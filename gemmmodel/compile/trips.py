@@ -83,3 +83,13 @@ def load_round_trips(instrs, vendor: str) -> float | None:
     t1 = step(body, state, 0.0)
     t2 = step(body, state, t1)
     return round(max(0.0, (t2 - t1 - len(body)) / LONG_LATENCY), 2)
+
+
+def trips_per_tile(trips, loop: dict, tile_fma: float) -> float | None:
+    """Round trips of one tile iteration from a main loop's: the loop holds
+    (fma + fma_packed) / tile_fma tile iterations. None without trips, FMAs or a barrier in
+    the loop (then it is not the tile loop and gives no basis to scale)."""
+    fma = float(loop.get("fma", 0) or 0) + float(loop.get("fma_packed", 0) or 0)
+    if trips is None or fma <= 0 or not loop.get("barrier"):
+        return None
+    return float(trips) * float(tile_fma) / fma

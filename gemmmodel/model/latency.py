@@ -54,6 +54,7 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
+from gemmmodel.compile.trips import trips_per_tile
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.terms import Term
 from gemmmodel.model.work import Mix
@@ -129,12 +130,9 @@ def load_trips_per_tile(desc, facts) -> Term:
     per_tile = facts.get("load_round_trips_per_tile") if isinstance(facts, dict) else None
     note = "compile facts (template table)"
     if per_tile is None and facts is not None and not isinstance(facts, dict):
-        trips = getattr(facts, "load_round_trips", None)
-        loop = dict(getattr(facts, "mix_loop", None) or {})
-        loop_fma = float(loop.get("fma", 0) or 0) + float(loop.get("fma_packed", 0) or 0)
-        if trips is not None and loop_fma > 0 and loop.get("barrier"):
-            per_tile = float(trips) * tile_fma / loop_fma
-            note = "compile facts (main loop, scaled to one tile iteration)"
+        per_tile = trips_per_tile(getattr(facts, "load_round_trips", None),
+                                  dict(getattr(facts, "mix_loop", None) or {}), tile_fma)
+        note = "compile facts (main loop, scaled to one tile iteration)"
     if per_tile is None:
         return Term("load_round_trips", 1.0, "1", "assumption without compile facts",
                     note="1: all of a tile's loads in flight at once (no facts)")
