@@ -175,16 +175,23 @@ def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_docume
     assert res["all_preregistered"]["mean_top1_pct_of_best"] == pytest.approx(85.5, abs=0.05)
 
 
-def test_third_heldout_round_scores_as_documented():
+def _heldout_round(index):
+    """(round name, ranks, meta, measured, shapes of every earlier sweep) of
+    HELDOUT_ROUNDS[index] on the H200."""
     from gemmmodel.model.selection import HELDOUT_ROUNDS
 
     folder = CALIBRATION_DIR / "h200"
-    round_ = HELDOUT_ROUNDS[2]
+    round_ = HELDOUT_ROUNDS[index]
     ranks, meta = preregistered(folder, round_)
     measured = sweep_measured(folder, round_)
     earlier = set()
-    for r in ("", *HELDOUT_ROUNDS[:2]):
+    for r in ("", *HELDOUT_ROUNDS[:index]):
         earlier |= {s for _, s in sweep_measured(folder, r)}
+    return round_, ranks, meta, measured, earlier
+
+
+def test_third_heldout_round_scores_as_documented():
+    round_, ranks, meta, measured, earlier = _heldout_round(2)
     assert not {s for _, s in measured} & earlier
     assert meta["round"] == round_ and meta["commit_before_recording"].startswith("05fb2be")
     # docs/selection.md: min top1 71.4 %, mean 84.8 %; min top3 80.5 %, mean 88.5 %
@@ -192,15 +199,7 @@ def test_third_heldout_round_scores_as_documented():
 
 
 def test_fourth_heldout_round_was_recorded_with_the_round_trip_model_and_scores_as_documented():
-    from gemmmodel.model.selection import HELDOUT_ROUNDS
-
-    folder = CALIBRATION_DIR / "h200"
-    round_ = HELDOUT_ROUNDS[3]
-    ranks, meta = preregistered(folder, round_)
-    measured = sweep_measured(folder, round_)
-    earlier = set()
-    for r in ("", *HELDOUT_ROUNDS[:3]):
-        earlier |= {s for _, s in sweep_measured(folder, r)}
+    round_, ranks, meta, measured, earlier = _heldout_round(3)
     assert len({s for _, s in measured}) == 6 and not {s for _, s in measured} & earlier
     # recorded on the commit that added the load round trips, before the sweep
     assert meta["round"] == round_ and meta["commit_before_recording"].startswith("cedc0ed")
