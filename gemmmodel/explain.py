@@ -9,7 +9,9 @@ moved). `compare(names, gpu, size)` puts several side by side with the reason fo
 Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.py.
 
 Resources of a kernel come, in this order, from: the committed compile-facts table
-(catalogue kernels), the registers the GPU's own compiler reported during calibration
+(catalogue kernels); for a template config at a shape that runs its bounds-checked build
+(EDGE=1: not a tile multiple, or batched), the committed edge table
+(calibration/template_facts_<target>_edge.csv) or that build compiled here; the registers the GPU's own compiler reported during calibration
 (template configs, calibration/<gpu>/template.csv `occupancy_template`), the committed
 template facts table (calibration/template_facts.csv: the configs compare and answers
 name by default, compiled offline for every target), the compiler on
@@ -188,9 +190,10 @@ def _facts_table(template: bool = False):
     return load_compile_facts(TEMPLATE_TABLE_FILE if template else None)
 
 
-def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[object, str]:
+def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
+                 shape=None) -> tuple[object, str]:
     """(facts or None, where the resources come from) for a catalogue or template KernelRef
-    (order in the module docstring)."""
+    at `shape` (order in the module docstring)."""
     from gemmmodel.compile import compile_facts
 
     if ref.kind == "catalogue":
@@ -203,9 +206,24 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[obje
             pass
         source, entry, defines = ref.entry.source, ref.entry.entry, {}
     elif ref.kind == "template":
-        from gemmmodel.compile.table import template_facts
+        from gemmmodel.compile.table import edge_build_facts, template_facts, template_table_path
+        from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
+        from gemmmodel.template.plan import shape_needs_edge
 
         regs = device_registers(spec.name, root).get(ref.name)
+        if shape is not None and shape_needs_edge(ref.config, shape):
+            facts = template_facts(ref.config, spec, regs, shape)
+            if facts and facts.get("edge"):
+                path = template_table_path(str(spec.compile_target), edge=True)
+                return facts, f"bounds-checked build (EDGE=1): {path.parent.name}/{path.name}"
+            if allow_compile:
+                try:
+                    kf = compile_facts(TEMPLATE_SOURCE, spec, entry=ENTRY,
+                                       defines={**ref.config.defines(), "EDGE": 1})[0]
+                    return (edge_build_facts(ref.config, kf),
+                            "compiler on this machine (bounds-checked build, EDGE=1)")
+                except GemmModelError:
+                    pass
         if regs:
             return (template_facts(ref.config, spec, regs),
                     f"registers reported on the GPU (calibration/{spec.name}/template.csv)")
@@ -216,8 +234,6 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None) -> tuple[obje
                     "template facts table (calibration/template_facts.csv)")
         except GemmModelError:
             pass
-        from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
-
         source, entry, defines = TEMPLATE_SOURCE, ENTRY, ref.config.defines()
     else:
         raise BadArgument(f"{ref.name} is a {ref.kind} kernel: explain and predict take a "
@@ -246,7 +262,7 @@ def predict_ref(ref, spec, shape, calib=None, allow_compile: bool = True, root=N
         raise BadArgument(f"kernel {ref.name} computes one GEMM per launch: give MxNxK, or a "
                           "tile config for MxNxKxBATCH")
     ref.check_shape(m, n, k)
-    facts, source = kernel_facts(ref, spec, allow_compile, root)
+    facts, source = kernel_facts(ref, spec, allow_compile, root, shape)
     return predict_kernel(kernel_params(ref, spec), facts, spec, shape, calib), facts, source
 
 

@@ -51,13 +51,18 @@ def _assemble_rows(args) -> list:
     return out
 
 
-def _facts_for(cfg, spec, device_regs: dict, compiled: dict) -> tuple[object, str]:
+def _facts_for(cfg, spec, device_regs: dict, compiled: dict, shape) -> tuple[object, str]:
+    """Facts of the build that runs at `shape` (compile.table.template_facts) and where
+    its registers come from: compiler (here), edge table (EDGE=1 builds), device or
+    estimate."""
     from gemmmodel.compile.table import template_facts
 
     if cfg.name in compiled:
         return compiled[cfg.name], "compiler"
     regs = device_regs.get(cfg.name)
-    facts = template_facts(cfg, spec, regs)
+    facts = template_facts(cfg, spec, regs, shape)
+    if facts and facts.get("edge"):
+        return facts, "edge table"
     return facts, ("device" if regs else "estimate")
 
 
@@ -67,7 +72,7 @@ def _evaluate(configs, spec, shape, calib, device_regs, compiled, jobs: int):
 
     items = []
     for i, cfg in enumerate(configs):
-        facts, source = _facts_for(cfg, spec, device_regs, compiled)
+        facts, source = _facts_for(cfg, spec, device_regs, compiled, shape)
         items.append((i, cfg.name, facts, source))
     jobs = max(1, min(jobs, len(items) // 200 or 1))
     chunks = [items[j::jobs] for j in range(jobs)]
@@ -91,16 +96,23 @@ def _evaluate(configs, spec, shape, calib, device_regs, compiled, jobs: int):
     return times, sources
 
 
-def _compile_configs(configs, spec) -> tuple[dict, list[str]]:
-    """{name: KernelFacts} compiled on this machine (disk-cached); errors as text."""
+def _compile_configs(configs, spec, shape) -> tuple[dict, list[str]]:
+    """{name: facts} of the builds that run at `shape`, compiled on this machine
+    (disk-cached): KernelFacts, or for bounds-checked builds (EDGE=1) their per-tile facts
+    (compile.table.edge_build_facts); errors as text."""
     from gemmmodel.compile import compile_facts
+    from gemmmodel.compile.table import edge_build_facts
     from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
+    from gemmmodel.template.plan import shape_needs_edge
 
     out, errors = {}, []
     for cfg in configs:
+        edge = shape_needs_edge(cfg, shape)
         try:
-            out[cfg.name] = compile_facts(TEMPLATE_SOURCE, spec, defines=cfg.defines(),
-                                          entry=ENTRY)[0]
+            facts = compile_facts(TEMPLATE_SOURCE, spec, defines={**cfg.defines(),
+                                                                  "EDGE": int(edge)},
+                                  entry=ENTRY)[0]
+            out[cfg.name] = edge_build_facts(cfg, facts) if edge else facts
         except GemmModelError as err:
             errors.append(f"{cfg.name}: {str(err).splitlines()[0]}")
             if type(err).__name__ == "ToolMissing":
@@ -154,7 +166,7 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
         if not short:
             break
         tried.update(c.name for c in short)
-        new, errors = _compile_configs(short, spec)
+        new, errors = _compile_configs(short, spec, shape)
         compile_errors += errors
         if not new:
             break
@@ -175,7 +187,7 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
             groups.append([i])
     best = []
     for g in groups[:top + 1]:
-        facts, source = _facts_for(configs[g[0]], spec, device_regs, compiled)
+        facts, source = _facts_for(configs[g[0]], spec, device_regs, compiled, shape)
         item = _describe(configs[g[0]], spec, shape, calib, facts, source)
         item["equivalent"] = [configs[i].name for i in g[1:]]
         best.append(item)

@@ -2,13 +2,17 @@
 compile-facts table (calibration/compile_facts.csv); with --template, the shipped
 tile-template configs instead (calibration/template_facts.csv); with --search-space GPU,
 every config of that GPU's template search space for its compile target
-(calibration/template_facts_<target>.csv, read by the model for the load round trips)."""
+(calibration/template_facts_<target>.csv, read by the model for the load round trips and
+spills); --edge compiles the bounds-checked builds (EDGE=1) instead
+(template_facts_<target>_edge.csv: what shapes that are not a tile multiple and batched
+launches run)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from gemmmodel.commands._common import add_json_flag, emit, progress
+from gemmmodel.errors import BadArgument
 from gemmmodel.compile.table import (
     DEFAULT_TARGETS,
     TABLE_FILE,
@@ -32,6 +36,9 @@ def add_parser(sub) -> None:
     p.add_argument("--search-space", metavar="GPU", default=None,
                    help="compile the whole template search space of GPU for its compile "
                         "target (out: template_facts_<target>.csv)")
+    p.add_argument("--edge", action="store_true",
+                   help="with --search-space or --template: the bounds-checked builds "
+                        "(EDGE=1; out: template_facts_<target>_edge.csv)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"CSV file to write (default {TABLE_FILE.name} or "
                         f"{TEMPLATE_TABLE_FILE.name} under calibration/)")
@@ -58,11 +65,14 @@ def run(args) -> int:
 
         spec = load_spec(args.search_space)
         targets = [str(spec.compile_target)]
-        items = template_sources(sorted(c.name for c in search_space(spec)))
-        default_out = template_table_path(targets[0])
+        items = template_sources(sorted(c.name for c in search_space(spec)), edge=args.edge)
+        default_out = template_table_path(targets[0], edge=args.edge)
     elif args.template is not None:
-        items = template_sources(args.template or TEMPLATE_CONFIGS)
-        default_out = TEMPLATE_TABLE_FILE
+        items = template_sources(args.template or TEMPLATE_CONFIGS, edge=args.edge)
+        default_out = (TEMPLATE_TABLE_FILE.with_name("template_facts_edge.csv") if args.edge
+                       else TEMPLATE_TABLE_FILE)
+    elif args.edge:
+        raise BadArgument("--edge needs --search-space GPU or --template")
     rows = build_facts_table(targets, catalogue=args.catalogue, jobs=args.jobs,
                              progress=progress, items=items)
     out = write_facts_table(rows, args.out or default_out)

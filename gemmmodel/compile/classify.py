@@ -87,6 +87,10 @@ def classify_sass(opcode: str) -> tuple[str, bool]:
         return "waitcnt", False
     if base == "LDGSTS":
         return "cp_async", False
+    if base == "LDL":  # thread-local memory: register spills (ptxas "spill loads")
+        return "local_load", False
+    if base == "STL":
+        return "local_store", False
     return "other", False
 
 

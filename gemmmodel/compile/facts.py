@@ -27,7 +27,7 @@ MIX_KEYS = (
     + tuple(f"lds_write_{w}" for w in WIDTHS)
     + tuple(f"global_load_{w}" for w in WIDTHS)
     + tuple(f"global_store_{w}" for w in WIDTHS)
-    + ("barrier", "waitcnt", "cp_async", "other", "instructions")
+    + ("barrier", "waitcnt", "cp_async", "local_load", "local_store", "other", "instructions")
 )
 #: Mix keys that partition the instructions (their sum equals `instructions`).
 CATEGORY_KEYS = tuple(k for k in MIX_KEYS if k not in ("fma_packed", "instructions"))

@@ -59,11 +59,13 @@ def catalogue_sources(catalogue: Path | None = None) -> list[tuple[str, Path, st
     return out
 
 
-def template_sources(configs=TEMPLATE_CONFIGS) -> list[tuple[str, Path, str, dict]]:
-    """(config name, template source, entry, -D defines) of tile-template configs."""
+def template_sources(configs=TEMPLATE_CONFIGS,
+                     edge: bool = False) -> list[tuple[str, Path, str, dict]]:
+    """(config name, template source, entry, -D defines) of tile-template configs; with
+    `edge`, their bounds-checked builds (EDGE=1)."""
     from gemmmodel.template import ENTRY, TEMPLATE_SOURCE, parse_name
 
-    return [(cfg.name, TEMPLATE_SOURCE, ENTRY, cfg.defines())
+    return [(cfg.name, TEMPLATE_SOURCE, ENTRY, {**cfg.defines(), "EDGE": int(edge)})
             for cfg in (parse_name(name) for name in configs)]
 
 
@@ -164,48 +166,96 @@ def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
     return KernelFacts.from_flat(row)
 
 
-def template_table_path(target: str) -> Path:
+def template_table_path(target: str, edge: bool = False) -> Path:
     """calibration/template_facts_<target>.csv: compile facts of the whole template search
-    space for one target (`gemmmodel facts --search-space GPU` writes it)."""
-    return CALIBRATION_DIR / f"template_facts_{target}.csv"
+    space for one target (`gemmmodel facts --search-space GPU` writes it); with `edge`,
+    template_facts_<target>_edge.csv: the bounds-checked builds (EDGE=1) that shapes which
+    are not a multiple of the block tile and every batched launch run
+    (`gemmmodel facts --search-space GPU --edge`)."""
+    return CALIBRATION_DIR / f"template_facts_{target}{'_edge' if edge else ''}.csv"
 
 
-_TRIPS_CACHE: dict = {}
+_TABLE_CACHE: dict = {}
 
 
-def template_load_trips(target: str) -> dict:
-    """{config name: load round trips per tile iteration} from the target's committed
-    search-space table ({} when there is none). The main loop's round trips (trips.py) are
-    scaled to one tile iteration (loop FMAs vs TM*TN*BK) where the loop is the tile loop."""
-    if target in _TRIPS_CACHE:
-        return _TRIPS_CACHE[target]
+def template_table_facts(target: str, edge: bool = False) -> dict:
+    """{config name: facts per tile iteration} from the target's committed search-space
+    table ({} when there is none): `regs` (registers per thread the compiler used),
+    `load_round_trips_per_tile` (trips.py) and `spill_ops_per_tile` (thread-local loads and
+    stores of the main loop: register spills). Loop counts are scaled to one tile iteration
+    (the loop holds (fma + fma_packed) / (TM*TN*BK) of them) where the loop is the tile loop
+    (it has a barrier); the other keys are left out where it is not."""
+    key = (target, bool(edge))
+    if key in _TABLE_CACHE:
+        return _TABLE_CACHE[key]
     from gemmmodel.template import parse_name
 
-    path = template_table_path(target)
+    path = template_table_path(target, edge)
     out: dict = {}
     if path.is_file():
         df = load_compile_facts(path)
         for row in df.to_dict("records"):
-            if row.get("status") != "ok":
-                continue
-            cfg = parse_name(str(row["kernel_id"]))
-            loop = {k: _clean(row.get(f"loop_{k}")) for k in ("fma", "fma_packed", "barrier")}
-            per_tile = trips_per_tile(_clean(row.get("load_round_trips")), loop,
-                                      cfg.tm * cfg.tn * cfg.bk)
-            if per_tile is not None:
-                out[cfg.name] = per_tile
-    _TRIPS_CACHE[target] = out
+            if row.get("status") == "ok":
+                cfg = parse_name(str(row["kernel_id"]))
+                out[cfg.name] = tile_facts(cfg, {k: _clean(v) for k, v in row.items()})
+    _TABLE_CACHE[key] = out
     return out
 
 
-def template_facts(cfg, spec, regs=None) -> dict | None:
-    """The facts the model gets for a template config: the registers the GPU's compiler
-    reported (`regs`, with the config's LDS bytes) and the load round trips per tile from
-    the committed table of the spec's compile target; None when neither is known."""
+def tile_facts(cfg, flat: dict) -> dict:
+    """The per-tile facts of template_table_facts from one flat KernelFacts row (a table row
+    or KernelFacts.flat() of a build compiled here)."""
+    loop = {k: flat.get(f"loop_{k}") for k in ("fma", "fma_packed", "barrier")}
+    tile_fma = cfg.tm * cfg.tn * cfg.bk
+    facts: dict = {}
+    if flat.get("regs"):
+        facts["regs"] = int(flat["regs"])
+    scale = trips_per_tile(1.0, loop, tile_fma)   # one tile iteration / one loop trip
+    if scale is None:
+        return facts
+    if flat.get("load_round_trips") is not None:
+        facts["load_round_trips_per_tile"] = float(flat["load_round_trips"]) * scale
+    local = sum(float(flat.get(f"loop_{k}") or 0) for k in ("local_load", "local_store"))
+    facts["spill_ops_per_tile"] = local * scale
+    return facts
+
+
+def template_load_trips(target: str, edge: bool = False) -> dict:
+    """{config name: load round trips per tile iteration} (template_table_facts)."""
+    return {name: f["load_round_trips_per_tile"]
+            for name, f in template_table_facts(target, edge).items()
+            if "load_round_trips_per_tile" in f}
+
+
+def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
+    """The facts the model gets for a template config at a shape: those of the build that
+    runs there. The plain build (EDGE=0): the registers the GPU's compiler reported
+    (`regs`); the bounds-checked build (EDGE=1, shapes that are not a
+    multiple of the block tile and batched launches, template.plan.needs_edge): the edge
+    table's registers. Both: the config's LDS bytes and, from the committed table of the
+    spec's compile target, the load round trips and spill operations per tile. None when
+    nothing is known (no registers and no table)."""
+    from gemmmodel.template.plan import shape_needs_edge
+
+    edge = shape is not None and shape_needs_edge(cfg, shape)
+    table = template_table_facts(str(spec.compile_target), edge).get(cfg.name, {})
+    return _model_facts(cfg, table, (table.get("regs") or regs) if edge else regs,
+                        bool(table) and edge)
+
+
+def edge_build_facts(cfg, kernel_facts) -> dict:
+    """template_facts' dict for a bounds-checked build (EDGE=1) compiled on this machine."""
+    table = tile_facts(cfg, kernel_facts.flat())
+    return _model_facts(cfg, table, table.get("regs"), True) or {"edge": True}
+
+
+def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:
     out: dict = {}
     if regs:
         out.update(regs=int(regs), lds_bytes=cfg.lds_bytes)
-    trips = template_load_trips(str(spec.compile_target)).get(cfg.name)
-    if trips is not None:
-        out["load_round_trips_per_tile"] = trips
+    for key in ("load_round_trips_per_tile", "spill_ops_per_tile"):
+        if table.get(key) is not None and (key != "spill_ops_per_tile" or table[key] > 0):
+            out[key] = table[key]
+    if edge:
+        out["edge"] = True
     return out or None

@@ -26,7 +26,13 @@ from gemmmodel.model.traffic import (
     traffic_times,
 )
 from gemmmodel.model.waves import wave_info
-from gemmmodel.model.work import iterations, kernel_mix, with_estimated_spills, work_term
+from gemmmodel.model.work import (
+    iterations,
+    kernel_mix,
+    with_estimated_spills,
+    with_table_spills,
+    work_term,
+)
 
 
 def normalise_shape(shape) -> tuple[int, int, int, int]:
@@ -72,6 +78,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     mix = kernel_mix(desc, wave, facts)
     if wi.resources is not None and wi.resources.spilled:
         mix = with_estimated_spills(mix, desc, wi.resources.spilled, spec)
+    mix = with_table_spills(mix, facts, spec)
     clock_t = effective_clock(spec, calib)
     clock = clock_t.value
     iters = iterations(desc, shape[2])

@@ -146,7 +146,7 @@ def calibration_samples(gpu: str, spec, root=None) -> list[Sample]:
                     cfg = parse_name(name)
                 except GemmModelError:
                     continue
-                cfg_facts = template_facts(cfg, spec, regs.get(cfg.name))
+                cfg_facts = template_facts(cfg, spec, regs.get(cfg.name), shape)
                 out.append(Sample(cfg.name, "template", cfg.params(wave), cfg_facts, shape, t))
     return out
 

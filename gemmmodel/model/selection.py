@@ -143,7 +143,7 @@ def posthoc_predictions(folder: Path, spec, keys) -> dict:
     for name, shape in keys:
         try:
             cfg = parse_name(name)
-            facts = template_facts(cfg, spec, regs.get(cfg.name))
+            facts = template_facts(cfg, spec, regs.get(cfg.name), shape)
             out[(name, shape)] = predict_kernel(cfg.params(wave), facts, spec, shape,
                                                 calib).time_s
         except GemmModelError:

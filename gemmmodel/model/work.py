@@ -143,6 +143,10 @@ def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
     else:
         loads, stores, writes, barrier = (dict(base.global_load), {}, dict(base.lds_write),
                                           base.barrier)
+    # thread-local memory (NVIDIA LDL / STL: spills) is VMEM, like AMD scratch
+    for key, bucket in (("local_load", loads), ("local_store", stores)):
+        if loop.get(key):
+            bucket["b32"] = bucket.get("b32", 0.0) + float(loop[key]) * scale
     own = sum(base.global_load.values())
     spilled = bool(getattr(facts, "scratch_bytes", 0) or getattr(facts, "spills", 0))
     # VMEM beyond the tile's own loads counts as spill traffic only when the compiler
@@ -161,27 +165,45 @@ def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
                source="compile facts")
 
 
-def with_estimated_spills(mix: Mix, desc: KernelDesc, spilled_regs: int, spec) -> Mix:
-    """Add the spill code of `spilled_regs` registers over the compiler's cap (params only).
-
-    Assumption: each spilled register (an accumulator of the thread tile) is reloaded or
-    stored once per k step, BK per iteration; hipcc's kernel 10 (gfx906: 261 scratch
-    loads+stores, gfx908: ~280 AGPR moves per 8-k iteration, ~30 registers over the
-    64-VGPR cap) has that size. Where the GPU has separate AGPRs (spec.agpr_mode
-    "separate", gfx908) they hold the spills: the code is VALU moves; else scratch memory
-    (VMEM loads and stores of 4 B per lane, L2 traffic)."""
-    if spilled_regs <= 0 or mix.source != "params":
+def with_spill_code(mix: Mix, ops: float, spec, source: str) -> Mix:
+    """Add `ops` spill instructions per thread per tile iteration (half loads, half stores).
+    Where the GPU has separate AGPRs (spec.agpr_mode "separate", gfx908) they hold the
+    spills: the code is VALU moves; else scratch / thread-local memory: loads and stores of
+    4 B per lane (VMEM issue slots, L2 traffic, one L2 latency per iteration)."""
+    if ops <= 0:
         return mix
-    ops = float(spilled_regs) * (desc.bk if desc.uses_lds else 1)
     if str(getattr(spec, "agpr_mode", "none")) == "separate":
-        return replace(mix, other=mix.other + ops, source="params + AGPR spills")
+        return replace(mix, other=mix.other + ops, source=f"{mix.source} + AGPR spills")
     loads = dict(mix.global_load)
     loads["b32"] = loads.get("b32", 0.0) + ops / 2
     stores = dict(mix.global_store)
     stores["b32"] = stores.get("b32", 0.0) + ops / 2
     return replace(mix, global_load=loads, global_store=stores, spill_ops=mix.spill_ops + ops,
                    spill_bytes=mix.spill_bytes + 4.0 * ops, waitcnt=mix.waitcnt + ops / 2,
-                   source="params + scratch spills")
+                   source=source)
+
+
+def with_estimated_spills(mix: Mix, desc: KernelDesc, spilled_regs: int, spec) -> Mix:
+    """Add the spill code of `spilled_regs` registers over the compiler's cap (params only).
+
+    Assumption: each spilled register (an accumulator of the thread tile) is reloaded or
+    stored once per k step, BK per iteration; hipcc's kernel 10 (gfx906: 261 scratch
+    loads+stores, gfx908: ~280 AGPR moves per 8-k iteration, ~30 registers over the
+    64-VGPR cap) has that size."""
+    if spilled_regs <= 0 or mix.source != "params":
+        return mix
+    ops = float(spilled_regs) * (desc.bk if desc.uses_lds else 1)
+    return with_spill_code(mix, ops, spec, "params + scratch spills")
+
+
+def with_table_spills(mix: Mix, facts, spec) -> Mix:
+    """Add the spill operations per tile iteration that a template table reported (facts
+    dict key `spill_ops_per_tile`: the main loop's thread-local loads and stores,
+    compile.table.template_table_facts) to an analytic mix."""
+    ops = facts.get("spill_ops_per_tile") if isinstance(facts, dict) else None
+    if not ops or mix.source != "params":
+        return mix
+    return with_spill_code(mix, float(ops), spec, "params + spills (compile facts)")
 
 
 def kernel_mix(desc: KernelDesc, wave_size: int, facts=None) -> Mix:

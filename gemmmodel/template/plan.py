@@ -42,6 +42,14 @@ def needs_edge(cfg, m: int, n: int, k: int) -> bool:
     return bool(m % cfg.bm or n % cfg.bn or k % cfg.bk)
 
 
+def shape_needs_edge(cfg, shape) -> bool:
+    """True when a launch at `shape` ((M, N, K) or (M, N, K, batch)) runs the EDGE=1 build:
+    a batched launch (batch > 1, always bounds-checked) or a shape that is not a tile
+    multiple."""
+    m, n, k, *rest = (int(x) for x in shape)
+    return bool(rest and rest[0] > 1) or needs_edge(cfg, m, n, k)
+
+
 def tile_plan(cfg, m: int, n: int, k: int, edge: bool | None = None) -> LaunchPlan:
     """LaunchPlan of the uniform entry for an M x N x K problem.
 
