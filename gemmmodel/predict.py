@@ -5,8 +5,10 @@ with the model (assemble once per config, then one vectorised combination over a
 them), sorts by predicted time and explains the top N: the bottleneck, the resources and
 the terms that separate each from the next one.
 
-Resources per config (first that applies): the registers the GPU's own compiler reported
-during calibration (calibration/<gpu>/template.csv); with `compile_top` > 0 the compiler on
+Resources per config (first that applies): at a shape that runs the bounds-checked build
+(EDGE=1: not a tile multiple, or batched) the committed edge table
+(calibration/template_facts_<target>_edge.csv); the registers the GPU's own compiler
+reported during calibration (calibration/<gpu>/template.csv); with `compile_top` > 0 the compiler on
 this machine (cached on disk) for the shortlist of the best `compile_top` configs, which
 are then predicted again; else the model's register estimate (gemmmodel.model.waves),
 whose error against the compilers is measured over a named sample and stored in
@@ -28,7 +30,7 @@ import numpy as np
 from gemmmodel.errors import BadArgument, GemmModelError
 
 #: Resource-source labels, in order of preference.
-SOURCES = ("device", "compiler", "estimate")
+SOURCES = ("device", "edge table", "compiler", "estimate")
 #: Predicted times within this relative difference are one rank (the model does not see
 #: the parameter they differ in, e.g. the block raster swizzle).
 TIE_REL = 1e-9

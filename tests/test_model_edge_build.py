@@ -120,3 +120,20 @@ def test_committed_edge_table_matches_the_compiler(require_tool):
                           defines={**parse_name(SPILLER).defines(), "EDGE": 1})[0]
     assert shipped.regs == fresh.regs == 255
     assert shipped.mix_loop == fresh.mix_loop and fresh.mix_loop["local_load"] > 0
+
+
+def test_facts_edge_needs_a_template_selection(capsys):
+    from gemmmodel.cli import main
+
+    assert main(["facts", "--edge"]) == 2
+    assert "--edge needs --search-space" in capsys.readouterr().err
+
+
+def test_predict_names_the_edge_table_at_a_checked_shape():
+    from gemmmodel.predict import rank
+
+    res = rank("h200", "3000x1000x1024", top=2)
+    assert res["top"] and all(b["regs_source"] == "edge table" for b in res["top"])
+    assert res["resources"]["edge table"] == res["ranked"] == 372
+    plain = rank("h200", "4096x4096x4096", top=2)
+    assert plain["resources"]["edge table"] == 0 and plain["resources"]["device"] > 0
