@@ -206,7 +206,11 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
             pass
         source, entry, defines = ref.entry.source, ref.entry.entry, {}
     elif ref.kind == "template":
-        from gemmmodel.compile.table import edge_build_facts, template_facts, template_table_path
+        from gemmmodel.compile.table import (
+            compile_template_facts,
+            template_facts,
+            template_table_path,
+        )
         from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
         from gemmmodel.template.plan import shape_needs_edge
 
@@ -218,9 +222,7 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
                 return facts, f"bounds-checked build (EDGE=1): {path.parent.name}/{path.name}"
             if allow_compile:
                 try:
-                    kf = compile_facts(TEMPLATE_SOURCE, spec, entry=ENTRY,
-                                       defines={**ref.config.defines(), "EDGE": 1})[0]
-                    return (edge_build_facts(ref.config, kf),
+                    return (compile_template_facts(ref.config, spec, shape),
                             "compiler on this machine (bounds-checked build, EDGE=1)")
                 except GemmModelError:
                     pass

@@ -102,19 +102,12 @@ def _compile_configs(configs, spec, shape) -> tuple[dict, list[str]]:
     """{name: facts} of the builds that run at `shape`, compiled on this machine
     (disk-cached): KernelFacts, or for bounds-checked builds (EDGE=1) their per-tile facts
     (compile.table.edge_build_facts); errors as text."""
-    from gemmmodel.compile import compile_facts
-    from gemmmodel.compile.table import edge_build_facts
-    from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
-    from gemmmodel.template.plan import shape_needs_edge
+    from gemmmodel.compile.table import compile_template_facts
 
     out, errors = {}, []
     for cfg in configs:
-        edge = shape_needs_edge(cfg, shape)
         try:
-            facts = compile_facts(TEMPLATE_SOURCE, spec, defines={**cfg.defines(),
-                                                                  "EDGE": int(edge)},
-                                  entry=ENTRY)[0]
-            out[cfg.name] = edge_build_facts(cfg, facts) if edge else facts
+            out[cfg.name] = compile_template_facts(cfg, spec, shape)
         except GemmModelError as err:
             errors.append(f"{cfg.name}: {str(err).splitlines()[0]}")
             if type(err).__name__ == "ToolMissing":

@@ -249,6 +249,18 @@ def edge_build_facts(cfg, kernel_facts) -> dict:
     return _model_facts(cfg, table, table.get("regs"), True) or {"edge": True}
 
 
+def compile_template_facts(cfg, spec, shape=None):
+    """The facts of the build that runs at `shape`, compiled on this machine (disk-cached):
+    the plain build's KernelFacts, or edge_build_facts of the bounds-checked one."""
+    from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
+    from gemmmodel.template.plan import shape_needs_edge
+
+    edge = shape is not None and shape_needs_edge(cfg, shape)
+    facts = compile_facts(TEMPLATE_SOURCE, spec, defines={**cfg.defines(), "EDGE": int(edge)},
+                          entry=ENTRY)[0]
+    return edge_build_facts(cfg, facts) if edge else facts
+
+
 def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:
     out: dict = {}
     if regs:
