@@ -11,8 +11,9 @@ Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.p
 Resources of a kernel come, in this order, from: the committed compile-facts table
 (catalogue kernels); for a template config at a shape that runs its bounds-checked build
 (EDGE=1: not a tile multiple, or batched), the committed edge table
-(calibration/template_facts_<target>_edge.csv) or that build compiled here; the registers the GPU's own compiler reported during calibration
-(template configs, calibration/<gpu>/template.csv `occupancy_template`), the committed
+(calibration/template_facts_<target>_edge.csv) or that build compiled here; the registers
+the GPU's own compiler reported during calibration (template configs,
+calibration/<gpu>/template.csv `occupancy_template`), the committed
 template facts table (calibration/template_facts.csv: the configs compare and answers
 name by default, compiled offline for every target), the compiler on
 this machine (cached on disk; skipped with allow_compile=False or when none is installed),

@@ -230,9 +230,9 @@ def template_load_trips(target: str, edge: bool = False) -> dict:
 def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     """The facts the model gets for a template config at a shape: those of the build that
     runs there. The plain build (EDGE=0): the registers the GPU's compiler reported
-    (`regs`); the bounds-checked build (EDGE=1, shapes that are not a
-    multiple of the block tile and batched launches, template.plan.needs_edge): the edge
-    table's registers. Both: the config's LDS bytes and, from the committed table of the
+    (`regs`); the bounds-checked build (EDGE=1, shapes that are not a multiple of the
+    block tile and batched launches, template.plan.shape_needs_edge): the edge table's
+    registers. Both: the config's LDS bytes and, from the committed table of the
     spec's compile target, the load round trips and spill operations per tile. None when
     nothing is known (no registers and no table)."""
     from gemmmodel.template.plan import shape_needs_edge
