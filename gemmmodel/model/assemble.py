@@ -101,13 +101,11 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     passes = lds_passes_per_iter(desc, spec, mix) if desc.uses_lds else None
     n_passes = passes.value if passes else 0.0
     copies = async_copy_cycles_per_iter(desc, spec, calib, shape) if desc.uses_lds else None
-    copy_clk = copies.value if copies else 0.0
-    t_lds = Term("t_lds_s", busiest * iters * (n_passes / rate + copy_clk) / clock, "s",
-                 "busiest_cu_blocks * iterations * (passes_per_iter / passes_per_clk"
-                 " + async_copy_cycles_per_iter) / clock_hz",
+    t_lds = Term("t_lds_s", busiest * iters * n_passes / rate / clock, "s",
+                 "busiest_cu_blocks * iterations * passes_per_iter / passes_per_clk / clock_hz",
                  {"busiest_cu_blocks": busiest, "iterations": iters,
-                  "passes_per_clk": rate, "async_copy_cycles_per_iter": copy_clk},
-                 children=tuple(t for t in (passes, copies) if t is not None),
+                  "passes_per_clk": rate},
+                 children=tuple(t for t in (passes,) if t is not None),
                  note=f"LDS rate: {lds_src}")
 
     # traffic
@@ -148,6 +146,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
              "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b,
              "lookahead_streams": ahead}
+    if copies is not None:  # cp.async double buffer: a wait per block tile iteration
+        terms["async_copies"] = copies
     lat_g = g_lat.value
     if trips is not None:  # single buffer: the tile's loads wait r latencies in series
         terms["load_round_trips"] = trips
@@ -158,7 +158,9 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         units=units, n_unit_iters=n_unit_iters,
         alone_factor=alone, lat_g_s=lat_g, lat_lds_s=lds_lat, lat_spill_s=spill_lat,
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
-        ramp_s=t_ramp.value, launch_s=t_launch.value, terms=terms)
+        ramp_s=t_ramp.value, launch_s=t_launch.value,
+        async_iters=float(busiest) * iters if copies is not None else 0.0,
+        clock_hz=clock, terms=terms)
 
 
 def flop(shape) -> float:

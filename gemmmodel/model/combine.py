@@ -1,6 +1,6 @@
 """Combination: pipes, overlap, exposed latency, spawn and launch -> predicted time.
 
-    t = t_launch + t_pipes + t_latency + t_ramp
+    t = t_launch + t_pipes + t_latency + t_async + t_ramp
     t_pipes = max(t_cu, t_l2, t_dram, t_spawn)
     t_cu = P_top / (1 - q),   q = (1 - f_top) ** (s / overlap_loss),   s = w + a
       P = {issue, lds}: the two pipes a wave occupies on the busiest CU; P_top the larger,
@@ -21,10 +21,16 @@
       e = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L)),
       q_L = (L / (C_alone + L)) ** w
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
+    t_async = async_wait_clk * n_async_iters / clock_hz: a cp.async double-buffered loop
+      (copy the next tile, compute this one, wait for the copies, barrier) costs the SM
+      async_wait_clk clocks per block tile iteration on the busiest CU, in series with the
+      pipes (fitted: docs/model.md section 10, ninth change; 0 iterations for every other
+      loop). The copies' data-pipe time is not charged per instruction: their LDS write
+      passes are in P_lds and the copies issue under the FMAs.
     t_ramp, t_launch from spawn.py.
 Efficiency parameters theta (calib.DEFAULT_FIT, fitted by fit.py) scale the pipes:
     issue / issue_efficiency, lds / lds_efficiency, (l2, dram) / mem_efficiency,
-    L * latency_scale; overlap_loss as above.
+    L * latency_scale; overlap_loss and async_wait_clk as above.
 The bottleneck is the largest contribution: the dominant pipe, the exposed latency or the
 launch + ramp. `Components` holds everything that does not depend on theta, so fit.py can
 evaluate thousands of theta values on arrays of components without rebuilding terms.
@@ -47,7 +53,7 @@ Q_MAX = 0.95
 FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "units",
           "n_unit_iters",
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
-          "fill_blocks", "ramp_s", "launch_s")
+          "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -71,6 +77,8 @@ class Components:
     fill_blocks: float     # prologue latencies on the busiest CU (blocks / units)
     ramp_s: float
     launch_s: float
+    async_iters: float = 0.0   # block tile iterations of a cp.async loop on the busiest CU
+    clock_hz: float = 1.0      # clock that turns async_wait_clk into seconds
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -115,9 +123,12 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
                          c_cu * q_lat / (1.0 - q_lat))
     fill = lat_scale * lat_g * np.atleast_1d(a["fill_blocks"])
     t_lat = n * exposed + fill
-    total = np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + np.atleast_1d(a["ramp_s"])
+    t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
+        np.atleast_1d(a["clock_hz"]), 1e-300)
+    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async
+             + np.atleast_1d(a["ramp_s"]))
     return {"total": total, "t_pipes": t_pipes, "top": top, "loss": loss, "q": q,
-            "t_latency": t_lat, "q_latency": q_lat,
+            "t_latency": t_lat, "q_latency": q_lat, "t_async": t_async,
             "latency_per_iter": lat, "exposed_per_iter": exposed, "fill": fill,
             **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
 
@@ -140,7 +151,7 @@ def bottleneck(parts: dict, comp: Components) -> str:
     pipes = {p: parts[f"pipe_{p}"] for p in PIPES}
     top = max(pipes, key=pipes.get)
     contrib = {top: parts["t_pipes"], "latency": parts["t_latency"],
-               "launch": comp.launch_s + comp.ramp_s}
+               "async_wait": parts.get("t_async", 0.0), "launch": comp.launch_s + comp.ramp_s}
     return max(contrib, key=contrib.get)
 
 
@@ -183,7 +194,16 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                   "latency_scale": th["latency_scale"], "spill_latency_s": comp.lat_spill_s},
                  children=lat_children)
     extra = tuple(x for x in (t.get("t_ramp_s"), t.get("t_launch_s")) if x)
+    if comp.async_iters > 0:
+        extra = (Term("t_async_wait_s", parts["t_async"], "s",
+                      "async_wait_clk * n_async_iters / clock_hz",
+                      {"async_wait_clk": th["async_wait_clk"], "n_async_iters": comp.async_iters,
+                       "clock_hz": comp.clock_hz},
+                      children=tuple(x for x in (t.get("async_copies"),) if x),
+                      note="cp.async double buffer: wait for the copies and barrier per block "
+                           "tile iteration (fitted)"),) + extra
     info = tuple(x for x in (t.get("work"), t.get("waves"), t.get("roofline_flops"),
                              t.get("lds_bytes")) if x)
-    return Term("t_total_s", parts["total"], "s", "t_launch + t_pipes + t_latency + t_ramp",
+    return Term("t_total_s", parts["total"], "s",
+                "t_launch + t_pipes + t_latency + t_async_wait + t_ramp",
                 {"theta": dict(th)}, children=(pipes_t, lat_t) + extra + info)

@@ -269,16 +269,20 @@ def pass_rate_per_clk(spec) -> float:
 
 
 def async_copy_cycles_per_iter(desc: KernelDesc, spec, calib, shape) -> Term | None:
-    """SM data-pipe clocks per block tile iteration of the asynchronous global->LDS copies
+    """Data-pipe clocks per block tile iteration of the asynchronous global->LDS copies
     (cp.async) of an LDS double-buffered kernel, or None where it stages through registers.
+    Its presence marks a cp.async loop (assemble.py: combine.py's async_wait_clk per block
+    tile iteration); its value is reported, not charged to a pipe (docs/model.md section
+    10, ninth change: charged per instruction it grew with BK, the measured cost did not).
 
     The tile template and the catalogue's lds-double kernels copy with cp.async on GPUs that
     have it (spec/calibration async_copy_b32_s, async_copy_b128_s > 0) when the shape needs
     no edge checks and the launch is not batched (kernels/template/sgemm_tile.cu: EDGE == 0);
     A (transposed in LDS) by VEC copies of 4 B per chunk, B by one 16-B copy per chunk
     (4 B where VEC = 1). Each warp instruction holds the SM's L1/shared data pipe for the
-    measured time (micro cp_async, 4-B lanes 16 B apart and contiguous 16-B lanes). The
-    LDS write passes of the same tile stay charged: the copies land in the same banks."""
+    measured time when copies stream alone (micro cp_async, 4-B lanes 16 B apart and
+    contiguous 16-B lanes). The LDS write passes of the same tile are charged to the LDS
+    pipe: the copies land in the same banks."""
     if not desc.lds_double:
         return None
     from gemmmodel.model.calib import value

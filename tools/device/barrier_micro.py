@@ -69,7 +69,9 @@ def main() -> int:
     optin = props["sharedMemPerBlockOptin"]
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,driver_version",
                           "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
-    clock_hz = float(smi.split(",")[1].strip().split()[0]) * 1e6
+    # clocks.max.sm: the idle query reads a parked clock; under load the H200 runs at its
+    # maximum (1980 MHz before and after every timed run of calibration/h200/gpu_run_*.txt)
+    clock_hz = float(smi.split(",")[2].strip().split()[0]) * 1e6
     rows = []
     for nf in NFS:
         mods = {bar: cp.RawModule(code=SRC, options=(f"-DNF={nf}", f"-DBAR={bar}"))
