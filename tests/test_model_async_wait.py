@@ -101,3 +101,14 @@ def test_prediction_of_a_slow_cp_async_config_moves_toward_its_measurement():
     assert abs(db / 7.789e-3 - 1) < 0.30
     assert db > single
     assert np.isfinite(db)
+
+
+def test_term_tree_of_a_cp_async_config_adds_up():
+    pred = predict_kernel(DB.params(32), None, H200, SHAPE, load_calib("h200"))
+    root = pred.root
+    wait = root.child("t_async_wait_s")
+    assert wait.inputs["n_async_iters"] > 0 and wait.value > 0
+    assert wait.child("async_copy_cycles_per_iter").value > 0
+    parts = sum(root.child(n).value for n in ("t_pipes_s", "t_latency_s", "t_async_wait_s",
+                                              "t_ramp_s", "t_launch_s"))
+    assert root.value == pytest.approx(parts)

@@ -195,7 +195,9 @@ def test_prediction_tree_is_json_and_sums():
     assert data["root"]["name"] == "t_total_s"
     root = pred.root
     parts = (root.child("t_pipes_s").value + root.child("t_latency_s").value
-             + root.child("t_ramp_s").value + root.child("t_launch_s").value)
+             + root.child("t_ramp_s").value + root.child("t_launch_s").value
+             + sum(t.value for t in root.children if t.name == "t_async_wait_s"))
     assert root.value == pytest.approx(parts)
     assert pred.flops == pytest.approx(2 * 2048 ** 3 / pred.time_s)
-    assert pred.bottleneck in ("issue", "lds", "l2", "dram", "spawn", "latency", "launch")
+    assert pred.bottleneck in ("issue", "lds", "l2", "dram", "spawn", "latency", "async_wait",
+                               "launch")
