@@ -198,37 +198,36 @@ def test_third_heldout_round_scores_as_documented():
     _assert_round(score(measured, ranks), 6, (71.4, 84.8, 80.5, 88.5))
 
 
-def test_fourth_heldout_round_was_recorded_with_the_round_trip_model_and_scores_as_documented():
-    round_, ranks, meta, measured, earlier = _heldout_round(3)
-    assert len({s for _, s in measured}) == 6 and not {s for _, s in measured} & earlier
-    # recorded on the commit that added the load round trips, before the sweep
-    assert meta["round"] == round_ and meta["commit_before_recording"].startswith("cedc0ed")
+def _check_heldout_round(index, commit, documented):
+    """HELDOUT_ROUNDS[index]: 6 shapes no earlier sweep had, recorded at `commit` and
+    committed before its sweep, scoring `documented` (min/mean top1, min/mean top3).
+    Returns the round's measured times."""
+    round_, ranks, meta, measured, earlier = _heldout_round(index)
+    shapes = {s for _, s in measured}
+    assert len(shapes) == 6 and not shapes & earlier
+    assert meta["round"] == round_ and meta["commit_before_recording"].startswith(commit)
     _assert_ranking_committed_before_sweep(round_)
+    _assert_round(score(measured, ranks), 6, documented)
+    return measured
+
+
+def test_fourth_heldout_round_was_recorded_with_the_round_trip_model_and_scores_as_documented():
+    # recorded on the commit that added the load round trips, before the sweep;
     # docs/selection.md: min top1 71.8 %, mean 84.6 %; min top3 75.8 %, mean 91.3 %
-    _assert_round(score(measured, ranks), 6, (71.8, 84.6, 75.8, 91.3))
+    _check_heldout_round(3, "cedc0ed", (71.8, 84.6, 75.8, 91.3))
 
 
 def test_fifth_heldout_round_was_recorded_with_the_edge_build_model_and_scores_as_documented():
-    round_, ranks, meta, measured, earlier = _heldout_round(4)
-    shapes = {s for _, s in measured}
-    assert len(shapes) == 6 and not shapes & earlier
+    # recorded on the commit that added the bounds-checked builds' facts, before the sweep;
+    # docs/selection.md: min top1 72.8 %, mean 80.7 %; min top3 76.1 %, mean 90.0 %
+    measured = _check_heldout_round(4, "c647142", (72.8, 80.7, 76.1, 90.0))
     # three of its shapes run the bounds-checked build (two not tile multiples, batched)
     assert {"2000x3000x1500x1", "5000x700x2500x1", "200x200x300x24"} <= {
-        "x".join(map(str, s)) for s in shapes}
-    # recorded on the commit that added the bounds-checked builds' facts, before the sweep
-    assert meta["round"] == round_ and meta["commit_before_recording"].startswith("c647142")
-    _assert_ranking_committed_before_sweep(round_)
-    # docs/selection.md: min top1 72.8 %, mean 80.7 %; min top3 76.1 %, mean 90.0 %
-    _assert_round(score(measured, ranks), 6, (72.8, 80.7, 76.1, 90.0))
+        "x".join(map(str, s)) for _, s in measured}
 
 
 def test_sixth_heldout_round_was_recorded_with_the_async_wait_model_and_scores_as_documented():
-    round_, ranks, meta, measured, earlier = _heldout_round(5)
-    shapes = {s for _, s in measured}
-    assert len(shapes) == 6 and not shapes & earlier
-    assert len(measured) == 6 * 372             # the whole search space at every shape
-    # recorded on the commit that added the cp.async wait (model change 9), before the sweep
-    assert meta["round"] == round_ and meta["commit_before_recording"].startswith("1c43a8c")
-    _assert_ranking_committed_before_sweep(round_)
+    # recorded on the commit that added the cp.async wait (model change 9), before the sweep;
     # docs/selection.md: min top1 79.2 %, mean 90.0 %; min top3 79.2 %, mean 93.8 %
-    _assert_round(score(measured, ranks), 6, (79.2, 90.0, 79.2, 93.8))
+    measured = _check_heldout_round(5, "1c43a8c", (79.2, 90.0, 79.2, 93.8))
+    assert len(measured) == 6 * 372             # the whole search space at every shape
