@@ -105,7 +105,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
                  "busiest_cu_blocks * iterations * passes_per_iter / passes_per_clk / clock_hz",
                  {"busiest_cu_blocks": busiest, "iterations": iters,
                   "passes_per_clk": rate},
-                 children=tuple(t for t in (passes,) if t is not None),
+                 children=(passes,) if passes is not None else (),
                  note=f"LDS rate: {lds_src}")
 
     # traffic
