@@ -84,11 +84,24 @@ def test_wave_quantisation_h100_128x128():
     assert info.waves_per_simd == pytest.approx(2 * 8 / 4)
 
 
-def test_wave_quantisation_small_grid_lowers_resident_blocks():
+def test_wave_quantisation_small_grid_counts_the_busiest_cus_blocks():
     spec = load_spec("h100")
     info = wave_info(describe(P44), spec, (256, 256, 64, 1), facts={"regs": 64})
+    # 16 blocks on 132 SMs: the busiest SM holds one block (its 8 warps hide each other's
+    # latency there), not the GPU-wide average 16/132
     assert info.blocks == 16 and info.busiest_cu_blocks == 1
-    assert info.resident_blocks == pytest.approx(16 / 132)
+    assert info.resident_blocks == pytest.approx(1.0)
+    assert info.waves_per_simd == pytest.approx(1.0 * 8 / 4)
+    # 300 blocks of a 2-per-SM kernel: 3 on the busiest SM, 2 of them resident at once
+    info = wave_info(describe(P88), spec, (128 * 15, 128 * 20, 64, 1),
+                     facts={"regs": 128, "lds_bytes": 8192})
+    assert info.blocks == 300 and info.blocks_per_cu == 2 and info.busiest_cu_blocks == 3
+    assert info.resident_blocks == pytest.approx(2.0)
+    # 200 blocks: 2 on the busiest SM, both resident
+    info = wave_info(describe(P88), spec, (128 * 10, 128 * 20, 64, 1),
+                     facts={"regs": 128, "lds_bytes": 8192})
+    assert info.blocks == 200 and info.busiest_cu_blocks == 2
+    assert info.resident_blocks == pytest.approx(2.0)
 
 
 def test_spawn_cycles():

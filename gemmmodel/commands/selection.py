@@ -56,6 +56,12 @@ def render_posthoc(res: dict) -> str:
                          f"{part['mean_top1_pct_of_best']:.1f}%; min top3 "
                          f"{part['min_top3_pct_of_best']:.1f}%, mean "
                          f"{part['mean_top3_pct_of_best']:.1f}%")
+        err = part.get("time_error")
+        if err and err["n"]:
+            lines.append(f"    predicted vs measured time over {err['n']} swept configs: MAPE "
+                         f"{100 * err['mape']:.1f}%, median {100 * err['median_ape']:.1f}%, "
+                         f"{100 * err['within_10pct']:.0f}% within 10%, "
+                         f"{100 * err['within_25pct']:.0f}% within 25%")
     return "\n".join(lines)
 
 

@@ -16,6 +16,8 @@ Scores per shape (only configs both ranked and measured compete):
 `posthoc`: the same shapes re-ranked NOW with the current model and calibration/<gpu>/
 fit.json. The model was changed after this sweep was seen, so these numbers are hindsight:
 every output carries POSTHOC_LABEL. The pre-registered numbers are the honest ones.
+`time_error`: the post hoc predicted times against the swept ones (MAPE, median, share
+within 10 / 25 %); on the held-out rounds no fit has used those timings.
 """
 
 from __future__ import annotations
@@ -127,6 +129,24 @@ def summary(rows: list[dict]) -> dict:
     return out
 
 
+def time_error(measured: dict, predicted: dict) -> dict:
+    """How close the predicted times are to the swept ones, over every (config, shape) with
+    both: MAPE = mean |pred - meas| / meas, the median of that ratio, the share of rows
+    within 10 % and 25 %, and the rows' count. With the post hoc predictions of held-out
+    rounds this is an accuracy figure on data no fit has used (calibration/<gpu>/fit.json
+    names its training set)."""
+    errs = sorted(abs(predicted[k] - t) / t for k, t in measured.items()
+                  if k in predicted and t > 0)
+    if not errs:
+        return {"n": 0, "mape": None, "median_ape": None, "within_10pct": None,
+                "within_25pct": None}
+    n = len(errs)
+    mid = errs[n // 2] if n % 2 else 0.5 * (errs[n // 2 - 1] + errs[n // 2])
+    return {"n": n, "mape": sum(errs) / n, "median_ape": mid,
+            "within_10pct": sum(e <= 0.10 for e in errs) / n,
+            "within_25pct": sum(e <= 0.25 for e in errs) / n}
+
+
 def posthoc_predictions(folder: Path, spec, keys) -> dict:
     """{(config, shape): predicted s} with the current model, calibration and fit, using the
     registers per thread the GPU's compiler reported for each template config."""
@@ -174,7 +194,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                **summary(pre_rows)},
              "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
-                         **summary(post_rows)}}
+                         **summary(post_rows), "time_error": time_error(measured, preds)}}
     held_measured = {}
     for round_ in HELDOUT_ROUNDS:
         if not ((folder / _round_file(RECORD_FILE, round_)).is_file()
@@ -196,14 +216,17 @@ def selection_comparison(gpu: str, root=None) -> dict:
             "label": "every pre-registered shape (first and held-out rounds, each scored with "
                      "the ranking recorded before its sweep)", "shapes": honest,
             **summary(honest)}
-        h_post = score(held_measured, posthoc_predictions(folder, spec, list(held_measured)))
+        h_preds = posthoc_predictions(folder, spec, list(held_measured))
+        h_post = score(held_measured, h_preds)
         parts["posthoc_heldout"] = {"label": "post hoc: the current model on every held-out "
                                              "shape (hindsight for rounds recorded before its "
                                              "last change)",
-                                    "shapes": h_post, **summary(h_post)}
+                                    "shapes": h_post, **summary(h_post),
+                                    "time_error": time_error(held_measured, h_preds)}
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
             "targets": TARGETS, "order": list(parts), **parts}
 
 
 __all__ = ["HELDOUT_ROUNDS", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions",
-           "preregistered", "score", "selection_comparison", "summary", "sweep_measured"]
+           "preregistered", "score", "selection_comparison", "summary", "sweep_measured",
+           "time_error"]

@@ -11,7 +11,8 @@ Register estimate (assumption, used only without compile facts):
   there: NVIDIA occupancy without facts is optimistic).
 Quantisation: blocks = ceil(M/BM) * ceil(N/BN) * batch run `b` at a time on each of the
 `compute_units` CUs: slots = CUs * b, rounds = ceil(blocks / slots), efficiency =
-blocks / (rounds * slots); the busiest CU runs ceil(blocks / CUs) blocks.
+blocks / (rounds * slots); the busiest CU runs ceil(blocks / CUs) blocks, min(b, that) of
+them at once (the resident blocks that hide each other's latency there).
 """
 
 from __future__ import annotations
@@ -157,7 +158,9 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
     rounds = math.ceil(blocks / slots)
     eff = blocks / (rounds * slots)
     busiest = math.ceil(blocks / cus)
-    resident = min(float(b), blocks / cus) if blocks < slots else float(b)
+    # the busiest CU's own blocks: a launch of fewer blocks than slots still puts
+    # ceil(blocks / CUs) of them together on one CU (not the GPU-wide average blocks / CUs)
+    resident = float(min(b, busiest))
     wpb = math.ceil(desc.threads / int(spec.wave_size))
     wps = max(resident * wpb / int(spec.simds_per_cu), 1.0 / int(spec.simds_per_cu))
     limiter = str(getattr(occ, "limiter", ""))
@@ -170,7 +173,7 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
                  {"limiter": limiter, "waves_per_block": wpb}, children=(res_t,),
                  note=str(getattr(occ, "headroom", "")))
     wps_t = Term("occupancy_waves_per_simd", wps, "waves/SIMD",
-                 "resident_blocks * waves_per_block / simds_per_cu",
+                 "min(blocks_per_cu, busiest_cu_blocks) * waves_per_block / simds_per_cu",
                  {"resident_blocks": resident, "waves_per_block": wpb,
                   "simds_per_cu": int(spec.simds_per_cu)})
     q_t = Term("wave_efficiency", eff, "1", "blocks / (ceil(blocks / slots) * slots)",
