@@ -6,11 +6,13 @@ import pytest
 
 from gemmmodel.model.kernel import describe
 from gemmmodel.model.traffic import (
+    _raster_panels,
     _round_panels,
     compute_peak,
     dram_bytes,
     l2_bytes,
     lds_bytes,
+    raster_coords,
     roofline,
 )
 from gemmmodel.model.work import analytic_mix
@@ -59,6 +61,57 @@ def test_dram_rounds_hand_worked():
     # one round holding every block reads everything once: the compulsory traffic
     once = dram_bytes(desc, Spec, (256, 512, k, 1), slots=16)
     assert once.value == pytest.approx((256 * k + k * 512 + 2 * 256 * 512) * 4)
+
+
+def _block_coords(bid: int, gx: int, gy: int, g: int) -> tuple[int, int]:
+    """kernels/template/sgemm_tile.cu block_coords(), transcribed: (by, bx)."""
+    per_group = g * gx
+    group = bid // per_group
+    first = group * g
+    rows = min(gy - first, g)
+    in_group = bid - group * per_group
+    return first + in_group % rows, in_group // rows
+
+
+@pytest.mark.parametrize("gx, gy, g", [(4, 10, 8), (7, 3, 8), (16, 24, 8), (5, 9, 2)])
+def test_swizzled_raster_matches_the_kernel(gx, gy, g):
+    by, bx = raster_coords(gx, gy, g)
+    assert [(int(r), int(c)) for r, c in zip(by, bx)] == \
+        [_block_coords(i, gx, gy, g) for i in range(gx * gy)]
+    assert len(set(zip(by.tolist(), bx.tolist()))) == gx * gy      # every tile once
+    rows, cols = raster_coords(gx, gy, 0)
+    assert rows.tolist() == [i // gx for i in range(gx * gy)]
+    assert cols.tolist() == [i % gx for i in range(gx * gy)]
+
+
+def test_dram_swizzle_hand_worked():
+    # 4 x 10 blocks of 64x128 (M = 640, N = 512), groups of 8 block-rows, 8 blocks a round:
+    # rounds 0-3 walk rows 0-7 of one column each (8 rows, 1 column); round 4 is the last
+    # group, rows 8-9 over 4 columns -> rows 8*4 + 2 = 34, columns 4 + 4 = 8. Row-major: 5
+    # rounds of 2 rows x 4 columns -> rows 10, columns 20.
+    class Spec:
+        l2_bytes = 1024
+
+    assert _raster_panels(4, 10, 8, 8) == (34, 8)
+    k = 100
+    a_panel, b_panel, c = 64 * k * 4, 128 * k * 4, 2 * 640 * 512 * 4
+    swz = dram_bytes(describe(dict(TILED, swizzle=8)), Spec, (640, 512, k, 1), slots=8)
+    row = dram_bytes(describe(TILED), Spec, (640, 512, k, 1), slots=8)
+    assert swz.value == pytest.approx(34 * a_panel + 8 * b_panel + c)
+    assert row.value == pytest.approx(10 * a_panel + 20 * b_panel + c)
+    assert swz.inputs["raster"] == "swizzle 8 block-rows" and row.inputs["raster"] == "row-major"
+
+
+def test_swizzle_cuts_dram_traffic_of_a_large_square_launch():
+    """8192^3 with 128x128 tiles on the H200 (2 blocks per SM): a round of 264 row-major
+    blocks spans ~5 block-rows and all 64 columns; swizzled by 8 it spans 8 rows and ~33
+    columns, so B is re-read about half as often."""
+    spec = load_spec("h200")
+    tile = dict(TILED, BM=128, BN=128, TM=8, TN=8)
+    row = dram_bytes(describe(tile), spec, (8192, 8192, 8192, 1), slots=264)
+    swz = dram_bytes(describe(dict(tile, swizzle=8)), spec, (8192, 8192, 8192, 1), slots=264)
+    assert swz.value < 0.75 * row.value
+    assert swz.value > swz.inputs["compulsory_bytes"]
 
 
 def test_lds_bytes_tiled():

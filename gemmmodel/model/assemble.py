@@ -91,7 +91,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma_instructions / clock
     t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value / clock, "s",
                    "wave_iterations_per_simd * issue_cycles_per_wave_iteration / clock_hz",
-                   {"wave_iterations_per_simd": wave_iters_simd, "t_fma_only_s": fma_s},
+                   {"wave_iterations_per_simd": wave_iters_simd, "t_fma_only_s": fma_s,
+                    "n_mem_instr": wave_iters_simd * mix.non_valu},
                    children=(issue_cyc, clock_t))
 
     # LDS pipe
@@ -160,7 +161,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
-        clock_hz=clock, terms=terms)
+        clock_hz=clock, mem_instr_s=wave_iters_simd * mix.non_valu / clock, terms=terms)
 
 
 def flop(shape) -> float:

@@ -29,8 +29,12 @@
       passes are in P_lds and the copies issue under the FMAs.
     t_ramp, t_launch from spawn.py.
 Efficiency parameters theta (calib.DEFAULT_FIT, fitted by fit.py) scale the pipes:
-    issue / issue_efficiency, lds / lds_efficiency, (l2, dram) / mem_efficiency,
-    L * latency_scale; overlap_loss and async_wait_clk as above.
+    issue / issue_efficiency + mem_instr_clk * n_mem_instr / clock_hz, lds / lds_efficiency,
+    (l2, dram) / mem_efficiency, L * latency_scale; overlap_loss and async_wait_clk as above.
+    n_mem_instr = wave iterations per SIMD on the busiest CU x the non-VALU instructions
+    (LDS, global, barrier, wait) of one wave iteration: each holds its SIMD's issue
+    mem_instr_clk clocks beyond its own slot (fitted: docs/model.md section 10, eleventh
+    change).
 The bottleneck is the largest contribution: the dominant pipe, the exposed latency or the
 launch + ramp. `Components` holds everything that does not depend on theta, so fit.py can
 evaluate thousands of theta values on arrays of components without rebuilding terms.
@@ -53,7 +57,7 @@ Q_MAX = 0.95
 FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "units",
           "n_unit_iters",
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
-          "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz")
+          "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -79,6 +83,7 @@ class Components:
     launch_s: float
     async_iters: float = 0.0   # block tile iterations of a cp.async loop on the busiest CU
     clock_hz: float = 1.0      # clock that turns async_wait_clk into seconds
+    mem_instr_s: float = 0.0   # non-VALU wave instructions per SIMD on the busiest CU / clock
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -89,7 +94,7 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     """Vectorised combination over arrays of component fields; returns every part (s)."""
     th = {**DEFAULT_FIT, **theta}
     pipes = {
-        "issue": a["issue_s"] / th["issue_efficiency"],
+        "issue": a["issue_s"] / th["issue_efficiency"] + th["mem_instr_clk"] * a["mem_instr_s"],
         "lds": a["lds_s"] / th["lds_efficiency"],
         "l2": a["l2_s"] / th["mem_efficiency"],
         "dram": a["dram_s"] / th["mem_efficiency"],
@@ -168,10 +173,13 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                        ("l2", "mem_efficiency"), ("dram", "mem_efficiency"), ("spawn", None)):
         base = t.get(f"t_{p}_s")
         eff = th[eff_key] if eff_key else 1.0
-        pipe_terms.append(Term(f"t_{p}_s", parts[f"pipe_{p}"], "s",
-                               f"base / {eff_key}" if eff_key else "base",
-                               {"base_s": base.value if base else 0.0,
-                                **({eff_key: eff} if eff_key else {})},
+        formula = f"base / {eff_key}" if eff_key else "base"
+        inputs = {"base_s": base.value if base else 0.0, **({eff_key: eff} if eff_key else {})}
+        if p == "issue":
+            formula += " + mem_instr_clk * n_mem_instr / clock_hz"
+            inputs.update(mem_instr_clk=th["mem_instr_clk"],
+                          mem_instr_stall_s=th["mem_instr_clk"] * comp.mem_instr_s)
+        pipe_terms.append(Term(f"t_{p}_s", parts[f"pipe_{p}"], "s", formula, inputs,
                                children=(base,) if base else ()))
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "

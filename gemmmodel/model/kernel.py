@@ -6,6 +6,8 @@ Optional extra keys understood here (absent keys take the default in brackets):
   fragment   "contiguous" | "strided" [contiguous]: how a thread's TM (TN) values lie in
              the block tile: one run of TM rows, or VEC-wide chunks spaced one warp-row of
              lanes apart (the template's layout, kernels/template/sgemm_tile.cu).
+  swizzle    G >= 0 [0]: block raster; 0 = row-major (blockIdx.x along N fastest), G = groups
+             of G block-rows walked column by column (the template's SWIZZLE).
 A kernel with BK = 0, buffering "none" or a_lds_layout "none" stages nothing in LDS: the
 naive kernel (its BM x BN is the block's output tile, one k step per iteration).
 """
@@ -42,6 +44,7 @@ class KernelDesc:
     warp_tile: tuple[int, int]
     fragment: str
     launch_bounds: int
+    swizzle: int = 0
 
     @property
     def uses_lds(self) -> bool:
@@ -117,4 +120,5 @@ def describe(params: dict[str, Any]) -> KernelDesc:
         warp_tile=(int(warp[0]), int(warp[1])),
         fragment=str(params.get("fragment", "contiguous") or "contiguous"),
         launch_bounds=_int(params, "launch_bounds", 0),
+        swizzle=max(0, _int(params, "swizzle", 0) or 0),
     )

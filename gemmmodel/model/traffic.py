@@ -5,11 +5,13 @@ L2 bytes (requested by the CUs, i.e. vL1D / L1 misses):
   no LDS: M*N*K*4*(1/BN + 1/BM) with BM x BN the block's output tile (assumption: the
           L1 keeps the block's A rows and B columns for one k step)
   plus C read and written (2*M*N*4) and spill traffic (compile facts: spilled VMEM ops).
-DRAM bytes: the blocks run `slots` (= CUs * blocks per CU) at a time in raster order
-  (blockIdx.x along N fastest). Each round of `slots` consecutive blocks reads the A
-  panels (BM x K) of the block rows it touches and the B panels (K x BN) of the block
-  columns it touches once (concurrent blocks share them in L2); panels are not kept across
-  rounds unless the whole operand fits in half the L2. C is read and written once.
+DRAM bytes: the blocks run `slots` (= CUs * blocks per CU) at a time in the kernel's
+  raster order: row-major (blockIdx.x along N fastest), or with a swizzle G (the
+  template's SWIZZLE) groups of G block-rows walked column by column. Each round of
+  `slots` consecutive blocks reads the A panels (BM x K) of the block rows it touches and
+  the B panels (K x BN) of the block columns it touches once (concurrent blocks share them
+  in L2); panels are not kept across rounds unless the whole operand fits in half the L2.
+  C is read and written once.
 LDS bytes: the bytes the lanes ask for (every lane's width), reads and writes.
 Times: bytes / (bandwidth * mem_efficiency); calibrated bandwidth where measured.
 Roofline: attainable FLOP/s = min(peak of the FMA kind the code uses, AI_level * BW_level)
@@ -19,6 +21,8 @@ Roofline: attainable FLOP/s = min(peak of the FMA kind the code uses, AI_level *
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from gemmmodel.model.access import lds_accesses
 from gemmmodel.model.calib import Calib, value
@@ -60,6 +64,31 @@ def _round_panels(start: int, stop: int, gx: int) -> tuple[int, int]:
     return rows, cols
 
 
+def raster_coords(gx: int, gy: int, swizzle: int = 0):
+    """(block rows, block columns) of the launch's blocks in launch order (numpy arrays):
+    kernels/template/sgemm_tile.cu block_coords(), row-major when swizzle is 0."""
+    ids = np.arange(gx * gy, dtype=np.int64)
+    if swizzle <= 0:
+        return ids // gx, ids % gx
+    per_group = swizzle * gx
+    group = ids // per_group
+    first = group * swizzle
+    rows = np.minimum(gy - first, swizzle)
+    in_group = ids - group * per_group
+    return first + in_group % rows, in_group // rows
+
+
+def _raster_panels(gx: int, gy: int, swizzle: int, slots: int) -> tuple[int, int]:
+    """Sum over rounds of `slots` consecutive blocks of the distinct (rows, columns) each
+    touches, for a swizzled raster (row-major: _round_panels in closed form)."""
+    by, bx = raster_coords(gx, gy, swizzle)
+    rows = cols = 0
+    for start in range(0, gx * gy, slots):
+        rows += len(np.unique(by[start:start + slots]))
+        cols += len(np.unique(bx[start:start + slots]))
+    return rows, cols
+
+
 def dram_bytes(desc: KernelDesc, spec, shape, slots: int) -> Term:
     """DRAM bytes with L2 reuse among blocks resident at the same time (module docstring)."""
     m, n, k, batch = shape
@@ -73,20 +102,28 @@ def dram_bytes(desc: KernelDesc, spec, shape, slots: int) -> Term:
     total_a = a_bytes if a_keep else 0.0
     total_b = b_bytes if b_keep else 0.0
     slots = max(1, int(slots))
-    for start in range(0, blocks, slots):
-        rows, cols = _round_panels(start, min(blocks, start + slots), gx)
-        if not a_keep:
-            total_a += rows * a_panel
-        if not b_keep:
-            total_b += cols * b_panel
+    swizzle = int(getattr(desc, "swizzle", 0) or 0)
+    if swizzle > 0 and not (a_keep and b_keep):
+        rows, cols = _raster_panels(gx, gy, swizzle, slots)
+    else:
+        rows = cols = 0
+        for start in range(0, blocks, slots):
+            r, c = _round_panels(start, min(blocks, start + slots), gx)
+            rows, cols = rows + r, cols + c
+    if not a_keep:
+        total_a += rows * a_panel
+    if not b_keep:
+        total_b += cols * b_panel
     per_batch = total_a + total_b + c_bytes
     total = per_batch * batch
     compulsory = (a_bytes + b_bytes + c_bytes) * batch
     return Term("dram_bytes", total, "B",
-                "sum over rounds of slots blocks: (rows*BM + cols*BN)*K*4, + C; "
-                "operands fitting in L2/2 read once",
+                "sum over rounds of slots blocks in raster order: (rows*BM + cols*BN)*K*4, "
+                "+ C; operands fitting in L2/2 read once",
                 {"compulsory_bytes": compulsory, "slots": slots, "A_kept_in_l2": a_keep,
-                 "B_kept_in_l2": b_keep, "l2_bytes": spec.l2_bytes, "batch": batch})
+                 "B_kept_in_l2": b_keep, "l2_bytes": spec.l2_bytes, "batch": batch,
+                 "raster": f"swizzle {swizzle} block-rows" if swizzle else "row-major",
+                 "panel_rows_read": rows, "panel_cols_read": cols})
 
 
 def lds_bytes(desc: KernelDesc, spec, shape, blocks: int) -> Term:
