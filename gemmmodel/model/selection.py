@@ -16,8 +16,9 @@ Scores per shape (only configs both ranked and measured compete):
 `posthoc`: the same shapes re-ranked NOW with the current model and calibration/<gpu>/
 fit.json. The model was changed after this sweep was seen, so these numbers are hindsight:
 every output carries POSTHOC_LABEL. The pre-registered numbers are the honest ones.
-`time_error`: the post hoc predicted times against the swept ones (MAPE, median, share
-within 10 / 25 %); on the held-out rounds no fit has used those timings.
+`time_error`: predicted times against the swept ones (MAPE, median, share within 10 /
+25 %): for each held-out round the times recorded with its ranking (before the sweep), and
+the current model's post hoc; no fit has used the held-out rounds' timings.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ RECORD_META = "selection_predictions.json"
 #: --round heldout) before their sweep (tools/device/acceptance.py sweep --sweep-file …) ran.
 HELDOUT_ROUND = "heldout"
 #: Every later round, in the order they were recorded (each ranked before its own sweep).
-HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+                  "heldout7")
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
@@ -90,6 +92,21 @@ def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
     meta_path = Path(folder) / _round_file(RECORD_META, round_)
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     return ranks, meta
+
+
+def recorded_times(folder: Path, round_: str = "") -> dict:
+    """{(config, shape): predicted s} as recorded with the pre-registered ranking (rows
+    without a time are left out)."""
+    path = Path(folder) / _round_file(RECORD_FILE, round_)
+    if not path.is_file():
+        raise BadArgument(f"no pre-registered ranking: {path} is missing")
+    out = {}
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            t = (row.get("predicted_s") or "").strip()
+            if t and float(t) > 0:
+                out[(row["config"].strip(), _shape(row["shape"]))] = float(t)
+    return out
 
 
 def score(measured: dict, order_key: dict) -> list[dict]:
@@ -191,7 +208,8 @@ def selection_comparison(gpu: str, root=None) -> dict:
     fit = json.loads(fit_file.read_text()) if fit_file.is_file() else {}
     parts = {"preregistered": {"label": "pre-registered: ranking recorded before the sweep",
                                "file": RECORD_FILE, "meta": meta, "shapes": pre_rows,
-                               **summary(pre_rows)},
+                               **summary(pre_rows),
+                               "time_error": time_error(measured, recorded_times(folder))},
              "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
@@ -208,7 +226,9 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                   f"{str(h_meta.get('commit_before_recording', '?'))[:7]}): "
                                   "ranked before its sweep, shapes never swept or fitted before",
                          "file": _round_file(RECORD_FILE, round_), "meta": h_meta,
-                         "shapes": h_rows, **summary(h_rows)}
+                         "shapes": h_rows, **summary(h_rows),
+                         "time_error": time_error(h_measured,
+                                                  recorded_times(folder, round_))}
     if held_measured:
         honest = [r for key in ("preregistered", *HELDOUT_ROUNDS) if key in parts
                   for r in parts[key]["shapes"]]
@@ -228,5 +248,5 @@ def selection_comparison(gpu: str, root=None) -> dict:
 
 
 __all__ = ["HELDOUT_ROUNDS", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions",
-           "preregistered", "score", "selection_comparison", "summary", "sweep_measured",
-           "time_error"]
+           "preregistered", "recorded_times", "score", "selection_comparison", "summary",
+           "sweep_measured", "time_error"]
