@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Device run K: ncu counters of one-warp 8x8 blocks at a low-occupancy launch, where the
+# model predicts them 2x too fast (seventh held-out round, 4000x300x3000: 625 blocks,
+# ~1.2 warps per scheduler), against the measured best there (64x64x16/8x4/p4/db, 4 warps),
+# a 4x4 one-warp block, the same one-warp tile without bounds checks at a similar launch
+# (4096x320x3072) and at a full launch (4096^3). Results under $OUT.
+set -u
+export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $OUT/gpu_k.txt
+m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__inst_executed.max,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__issue_active.max.pct_of_peak_sustained_active
+m=$m,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.max
+m=$m,smsp__warps_active.avg.per_cycle_active,smsp__warps_active.max.per_cycle_active
+m=$m,smsp__warps_launched.sum,smsp__warps_launched.max,launch__registers_per_thread
+run() {  # size configs...
+  local size=$1; shift
+  local f=$OUT/ncu_k_${size}.txt
+  timeout 170 ncu --csv --page raw -k regex:sgemm --section WarpStateStats --section SchedulerStats \
+    --metrics $m python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
+  grep "==ERROR==" $f | head -3
+  echo "$size: $(grep -c '^"' $f) rows"
+}
+run 4000x300x3000 32x64x8/8x8/p4/db 32x64x8/8x8/p4 64x64x16/8x4/p4/db 32x64x16/4x4/p4/db
+run 4096x320x3072 32x64x8/8x8/p4 64x64x16/8x4/p4
+run 4096x4096x4096 32x64x8/8x8/p4
+ls -la $OUT
