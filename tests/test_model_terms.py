@@ -104,6 +104,27 @@ def test_wave_quantisation_small_grid_counts_the_busiest_cus_blocks():
     assert info.resident_blocks == pytest.approx(2.0)
 
 
+def test_busiest_simd_holds_the_ceiling_of_the_waves():
+    """5 one-warp blocks on the busiest SM (4096x320x3072, 32x64 tiles: 640 blocks on 132
+    SMs) leave 2 warps on one of its 4 schedulers: ncu run K measured
+    smsp__warps_launched.max = 2 and that scheduler's instructions = 2 warps' worth."""
+    from gemmmodel.model import assemble
+    from gemmmodel.template import parse_name
+
+    spec = load_spec("h200")
+    params = parse_name("32x64x8/8x8/p4").params(32)
+    info = wave_info(describe(params), spec, (4096, 320, 3072, 1),
+                     facts={"regs": 128, "lds_bytes": 3328})
+    assert info.blocks == 640 and info.busiest_cu_blocks == 5 and info.resident_blocks == 5
+    assert info.waves_per_simd == 2.0                       # not 5 / 4
+    comp = assemble(params, {"regs": 128, "lds_bytes": 3328}, spec, (4096, 320, 3072, 1))
+    assert comp.terms["t_issue_s"].inputs["wave_iterations_per_simd"] == 2 * 3072 // 8
+    # whole warps per SIMD are unchanged: 8 four-warp blocks -> 8 per SIMD
+    info = wave_info(describe(parse_name("64x64x16/8x4/p4").params(32)), spec,
+                     (4096, 4096, 1024, 1), facts={"regs": 74, "lds_bytes": 8704})
+    assert info.waves_per_simd == info.resident_blocks * 4 / 4
+
+
 def test_spawn_cycles():
     gfx906, h200 = load_spec("gfx906"), load_spec("h200")
     assert cycles_per_block(gfx906, None, 256).value == pytest.approx(256 / 64)

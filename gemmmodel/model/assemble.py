@@ -87,7 +87,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
 
     # issue pipe: waves per SIMD over the launch on the busiest CU x clocks per wave-iteration
     issue_cyc = lat.issue_cycles_per_wave_iter(spec, mix, wi.waves_per_simd)
-    wave_iters_simd = max(busiest * wi.waves_per_block / simds, 1.0) * iters
+    # the busiest SIMD of the busiest CU: ceil(its waves over the launch / SIMDs)
+    wave_iters_simd = max(math.ceil(busiest * wi.waves_per_block / simds - 1e-9), 1) * iters
     fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma_instructions / clock
     t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value / clock, "s",
                    "wave_iterations_per_simd * issue_cycles_per_wave_iteration / clock_hz",

@@ -162,7 +162,10 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
     # ceil(blocks / CUs) of them together on one CU (not the GPU-wide average blocks / CUs)
     resident = float(min(b, busiest))
     wpb = math.ceil(desc.threads / int(spec.wave_size))
-    wps = max(resident * wpb / int(spec.simds_per_cu), 1.0 / int(spec.simds_per_cu))
+    # the busiest SIMD's waves: a CU deals its resident waves to its SIMDs, so one SIMD
+    # holds ceil(waves / SIMDs) of them (ncu run K: 5 one-warp blocks per SM leave 2 warps on
+    # one scheduler, smsp__warps_launched.max = 2)
+    wps = float(max(math.ceil(resident * wpb / int(spec.simds_per_cu) - 1e-9), 1))
     limiter = str(getattr(occ, "limiter", ""))
     res_t = Term("resources", float(res.regs), "regs/thread", res.source,
                  {"regs": res.regs, "agprs": res.agprs, "sgprs": res.sgprs,
@@ -173,7 +176,7 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
                  {"limiter": limiter, "waves_per_block": wpb}, children=(res_t,),
                  note=str(getattr(occ, "headroom", "")))
     wps_t = Term("occupancy_waves_per_simd", wps, "waves/SIMD",
-                 "min(blocks_per_cu, busiest_cu_blocks) * waves_per_block / simds_per_cu",
+                 "ceil(min(blocks_per_cu, busiest_cu_blocks) * waves_per_block / simds_per_cu)",
                  {"resident_blocks": resident, "waves_per_block": wpb,
                   "simds_per_cu": int(spec.simds_per_cu)})
     q_t = Term("wave_efficiency", eff, "1", "blocks / (ceil(blocks / slots) * slots)",
