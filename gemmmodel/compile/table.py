@@ -217,6 +217,8 @@ def tile_facts(cfg, flat: dict) -> dict:
         facts["load_round_trips_per_tile"] = float(flat["load_round_trips"]) * scale
     local = sum(float(flat.get(f"loop_{k}") or 0) for k in ("local_load", "local_store"))
     facts["spill_ops_per_tile"] = local * scale
+    if flat.get("loop_instructions"):
+        facts["instructions_per_tile"] = float(flat["loop_instructions"]) * scale
     return facts
 
 
@@ -233,14 +235,22 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     (`regs`); the bounds-checked build (EDGE=1, shapes that are not a multiple of the
     block tile and batched launches, template.plan.shape_needs_edge): the edge table's
     registers. Both: the config's LDS bytes and, from the committed table of the
-    spec's compile target, the load round trips and spill operations per tile. None when
+    spec's compile target, the load round trips and spill operations per tile; the
+    bounds-checked build also `checked_path_ratio` (its main loop's instructions per tile
+    over the plain build's: the checked loads' code, which edge tiles run). None when
     nothing is known (no registers and no table)."""
     from gemmmodel.template.plan import shape_needs_edge
 
+    target = str(spec.compile_target)
     edge = shape is not None and shape_needs_edge(cfg, shape)
-    table = template_table_facts(str(spec.compile_target), edge).get(cfg.name, {})
-    return _model_facts(cfg, table, (table.get("regs") or regs) if edge else regs,
-                        bool(table) and edge)
+    table = template_table_facts(target, edge).get(cfg.name, {})
+    out = _model_facts(cfg, table, (table.get("regs") or regs) if edge else regs,
+                       bool(table) and edge)
+    plain = template_table_facts(target, False).get(cfg.name, {}) if edge else {}
+    if out is not None and table.get("instructions_per_tile") and \
+            plain.get("instructions_per_tile"):
+        out["checked_path_ratio"] = table["instructions_per_tile"] / plain["instructions_per_tile"]
+    return out
 
 
 def edge_build_facts(cfg, kernel_facts) -> dict:

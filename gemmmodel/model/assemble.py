@@ -27,6 +27,7 @@ from gemmmodel.model.traffic import (
 )
 from gemmmodel.model.waves import wave_info
 from gemmmodel.model.work import (
+    checked_path_term,
     iterations,
     kernel_mix,
     with_estimated_spills,
@@ -90,11 +91,13 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     # the busiest SIMD of the busiest CU: ceil(its waves over the launch / SIMDs)
     wave_iters_simd = max(math.ceil(busiest * wi.waves_per_block / simds - 1e-9), 1) * iters
     fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma_instructions / clock
-    t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value / clock, "s",
-                   "wave_iterations_per_simd * issue_cycles_per_wave_iteration / clock_hz",
+    checked = checked_path_term(desc, shape, facts)
+    t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value * checked.value / clock, "s",
+                   "wave_iterations_per_simd * issue_cycles_per_wave_iteration "
+                   "* checked_path_factor / clock_hz",
                    {"wave_iterations_per_simd": wave_iters_simd, "t_fma_only_s": fma_s,
-                    "n_mem_instr": wave_iters_simd * mix.non_valu},
-                   children=(issue_cyc, clock_t))
+                    "n_mem_instr": wave_iters_simd * mix.non_valu * checked.value},
+                   children=(issue_cyc, checked, clock_t))
 
     # LDS pipe
     lds_bpc, lds_src = value(spec, calib, "lds_bytes_per_clk_per_cu")
@@ -162,7 +165,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
-        clock_hz=clock, mem_instr_s=wave_iters_simd * mix.non_valu / clock, terms=terms)
+        clock_hz=clock, mem_instr_s=wave_iters_simd * mix.non_valu * checked.value / clock,
+        terms=terms)
 
 
 def flop(shape) -> float:

@@ -215,6 +215,32 @@ def kernel_mix(desc: KernelDesc, wave_size: int, facts=None) -> Mix:
     return analytic_mix(desc, wave_size)
 
 
+def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
+    """Factor on the issue work of a bounds-checked build (facts `checked_path_ratio` r: its
+    loop's instructions per tile over the plain build's, compile.table.template_facts):
+    edge tiles (blocks with rows or columns past M or N, and every block's last k tile when
+    K % BK != 0) run the checked loads, share s of the block tile iterations; the rest the
+    unchecked path that the instruction mix counts. Assumption: the checked path costs the
+    edge build's whole static loop (both paths' code, r times the plain loop), and the
+    busiest CU holds the launch's share of edge tiles. 1 without the ratio (plain builds,
+    catalogue kernels)."""
+    m, n, k = (int(x) for x in tuple(shape)[:3])
+    ratio = facts.get("checked_path_ratio") if isinstance(facts, dict) else None
+    if not ratio or not desc.uses_lds:
+        return Term("checked_path_factor", 1.0, "1", "1 (no bounds-checked build)")
+    gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
+    edge_blocks = gx * gy - (n // desc.bn) * (m // desc.bm)
+    f_edge = edge_blocks / (gx * gy)
+    iters = iterations(desc, k)
+    k_tail = 1.0 / iters if k % desc.bk else 0.0
+    share = f_edge + (1.0 - f_edge) * k_tail
+    return Term("checked_path_factor", 1.0 + share * (float(ratio) - 1.0), "1",
+                "1 + s * (r - 1), s = edge_blocks / blocks + (1 - that) * [K % BK] / iterations",
+                {"s": share, "r": float(ratio), "edge_blocks": edge_blocks,
+                 "blocks": gx * gy, "k_tail_share": k_tail},
+                note="edge tiles run the checked loads (compile facts: edge / plain loop)")
+
+
 def work_term(desc: KernelDesc, shape: tuple[int, int, int, int], blocks: int,
               wave_size: int, mix: Mix) -> Term:
     """FLOP and instruction totals of the launch (wave instructions = thread counts x waves)."""
