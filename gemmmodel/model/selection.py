@@ -64,31 +64,36 @@ def _round_file(name: str, round_: str) -> str:
     return f"{stem}_{round_}.{ext}" if round_ else name
 
 
+def _round_rows(folder: Path, name: str, round_: str, what: str):
+    """The rows of calibration file `name` for `round_` (BadArgument if it is missing)."""
+    path = Path(folder) / _round_file(name, round_)
+    if not path.is_file():
+        raise BadArgument(f"no {what}: {path} is missing")
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _times(rows, column: str) -> dict:
+    """{(config, shape): positive float of `column`}; rows with an error or no value are
+    left out."""
+    out = {}
+    for row in rows:
+        text = (row.get(column) or "").strip()
+        if (row.get("error") or "").strip() or not text or float(text) <= 0:
+            continue
+        out[(row["config"].strip(), _shape(row["shape"]))] = float(text)
+    return out
+
+
 def sweep_measured(folder: Path, round_: str = "") -> dict:
     """{(config, (M, N, K, batch)): median measured s} of selection_sweep[_<round>].csv."""
-    path = Path(folder) / _round_file(SWEEP_FILE, round_)
-    if not path.is_file():
-        raise BadArgument(f"no selection sweep: {path} is missing")
-    out = {}
-    with path.open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            if (row.get("error") or "").strip() or not (row.get("median_s") or "").strip():
-                continue
-            t = float(row["median_s"])
-            if t > 0:
-                out[(row["config"].strip(), _shape(row["shape"]))] = t
-    return out
+    return _times(_round_rows(folder, SWEEP_FILE, round_, "selection sweep"), "median_s")
 
 
 def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
     """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
-    path = Path(folder) / _round_file(RECORD_FILE, round_)
-    if not path.is_file():
-        raise BadArgument(f"no pre-registered ranking: {path} is missing")
-    ranks = {}
-    with path.open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            ranks[(row["config"].strip(), _shape(row["shape"]))] = int(row["rank"])
+    rows = _round_rows(folder, RECORD_FILE, round_, "pre-registered ranking")
+    ranks = {(row["config"].strip(), _shape(row["shape"])): int(row["rank"]) for row in rows}
     meta_path = Path(folder) / _round_file(RECORD_META, round_)
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     return ranks, meta
@@ -97,16 +102,8 @@ def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
 def recorded_times(folder: Path, round_: str = "") -> dict:
     """{(config, shape): predicted s} as recorded with the pre-registered ranking (rows
     without a time are left out)."""
-    path = Path(folder) / _round_file(RECORD_FILE, round_)
-    if not path.is_file():
-        raise BadArgument(f"no pre-registered ranking: {path} is missing")
-    out = {}
-    with path.open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            t = (row.get("predicted_s") or "").strip()
-            if t and float(t) > 0:
-                out[(row["config"].strip(), _shape(row["shape"]))] = float(t)
-    return out
+    return _times(_round_rows(folder, RECORD_FILE, round_, "pre-registered ranking"),
+                  "predicted_s")
 
 
 def score(measured: dict, order_key: dict) -> list[dict]:

@@ -10,15 +10,8 @@ m=smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_share
 m=$m,gpu__time_duration.sum,smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
 m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,sm__cycles_active.avg
 m=$m,lts__t_bytes.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,smsp__warps_active.avg.per_cycle_active
-run() {  # size configs...
-  local size=$1; shift
-  local f=$OUT/ncu_g_${size}.txt
-  timeout 170 ncu --csv --page raw -k regex:sgemm --section WarpStateStats --section SchedulerStats \
-    --metrics $m python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
-  grep "==ERROR==" $f | head -3
-  echo "$size: $(grep -c '^"' $f) rows"
-}
-run 1280x512x256 32x32x8/4x4/p4 32x32x8/4x4/p4/db 32x32x16/4x4/p4/db 32x32x32/4x4/p4/db 64x64x32/4x4/p4/db 32x64x16/4x4/p4/db
-run 3072x3072x3072 32x64x32/8x8/p4 32x64x16/8x8/p4 128x64x16/8x8/p4 64x128x16/8x8/p4 64x64x32/8x8/p4
-run 6144x1024x2048 128x128x32/8x8/p4 128x128x16/8x8/p4 128x128x16/8x8/p4/s8 128x64x16/8x8/p4 64x256x16/8x8/p4/db
+. tools/device/ncu_configs.sh
+ncu_configs g 1280x512x256 32x32x8/4x4/p4 32x32x8/4x4/p4/db 32x32x16/4x4/p4/db 32x32x32/4x4/p4/db 64x64x32/4x4/p4/db 32x64x16/4x4/p4/db
+ncu_configs g 3072x3072x3072 32x64x32/8x8/p4 32x64x16/8x8/p4 128x64x16/8x8/p4 64x128x16/8x8/p4 64x64x32/8x8/p4
+ncu_configs g 6144x1024x2048 128x128x32/8x8/p4 128x128x16/8x8/p4 128x128x16/8x8/p4/s8 128x64x16/8x8/p4 64x256x16/8x8/p4/db
 ls -la $OUT

@@ -12,15 +12,8 @@ m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__issue_active.max.
 m=$m,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.max
 m=$m,smsp__warps_active.avg.per_cycle_active,smsp__warps_active.max.per_cycle_active
 m=$m,smsp__warps_launched.sum,smsp__warps_launched.max,launch__registers_per_thread
-run() {  # size configs...
-  local size=$1; shift
-  local f=$OUT/ncu_k_${size}.txt
-  timeout 170 ncu --csv --page raw -k regex:sgemm --section WarpStateStats --section SchedulerStats \
-    --metrics $m python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
-  grep "==ERROR==" $f | head -3
-  echo "$size: $(grep -c '^"' $f) rows"
-}
-run 4000x300x3000 32x64x8/8x8/p4/db 32x64x8/8x8/p4 64x64x16/8x4/p4/db 32x64x16/4x4/p4/db
-run 4096x320x3072 32x64x8/8x8/p4 64x64x16/8x4/p4
-run 4096x4096x4096 32x64x8/8x8/p4
+. tools/device/ncu_configs.sh
+ncu_configs k 4000x300x3000 32x64x8/8x8/p4/db 32x64x8/8x8/p4 64x64x16/8x4/p4/db 32x64x16/4x4/p4/db
+ncu_configs k 4096x320x3072 32x64x8/8x8/p4 64x64x16/8x4/p4
+ncu_configs k 4096x4096x4096 32x64x8/8x8/p4
 ls -la $OUT
