@@ -287,6 +287,17 @@ def test_ninth_heldout_round_was_recorded_with_model_change_13():
     assert err["within_25pct"] > 0.9
 
 
+def test_low_occupancy_sweep_is_scored_post_hoc():
+    """Run L (calibration/h200/occupancy_sweep.csv): 5 square shapes, the whole search space
+    each, no recorded ranking; docs/model.md section 10 quotes its time error (11.9 %)."""
+    res = selection_comparison("h200")
+    part = res["occupancy"]
+    assert res["order"][-1] == "occupancy" and "not a selection round" in part["label"]
+    assert len(part["shapes"]) == 5 and part["time_error"]["n"] == 5 * 372
+    assert part["time_error"]["mape"] == pytest.approx(0.119, abs=0.002)
+    assert {r["shape"] for r in part["shapes"]} >= {"1024x1024x2048", "2048x2048x8192"}
+
+
 def test_recorded_times_read_the_ranking_file(tmp_path):
     (tmp_path / "selection_predictions_r.csv").write_text(
         "shape,rank,config,predicted_s,bottleneck\n64x64x32x30,1,a,0.5,issue\n"

@@ -32,6 +32,9 @@ from gemmmodel.compile.table import template_facts
 
 SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
+#: Run L (tools/device/run_l.sh): the search space at low-occupancy square launches; not a
+#: selection round (nothing was ranked before it), scored post hoc like the others.
+OCCUPANCY_FILE = "occupancy_sweep.csv"
 RECORD_META = "selection_predictions.json"
 #: A later round: shapes never swept or fitted before, ranked (tools/record_predictions.py
 #: --round heldout) before their sweep (tools/device/acceptance.py sweep --sweep-file …) ran.
@@ -240,10 +243,19 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                              "last change)",
                                     "shapes": h_post, **summary(h_post),
                                     "time_error": time_error(held_measured, h_preds)}
+    if (folder / OCCUPANCY_FILE).is_file():
+        o_measured = _times(_round_rows(folder, OCCUPANCY_FILE, "", "occupancy sweep"),
+                            "median_s")
+        o_preds = posthoc_predictions(folder, spec, list(o_measured))
+        o_rows = score(o_measured, o_preds)
+        parts["occupancy"] = {"label": "post hoc, not a selection round: the low-occupancy "
+                                       f"sweep ({OCCUPANCY_FILE}, run L)",
+                              "shapes": o_rows, **summary(o_rows),
+                              "time_error": time_error(o_measured, o_preds)}
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
             "targets": TARGETS, "order": list(parts), **parts}
 
 
-__all__ = ["HELDOUT_ROUNDS", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions",
+__all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions",
            "preregistered", "recorded_times", "score", "selection_comparison", "summary",
            "sweep_measured", "time_error"]
