@@ -200,6 +200,40 @@ def test_lookahead_streams_hand_worked():
     assert lookahead_streams(gfx906, 8, 8, True, lat, clock).value == 0.0
 
 
+def test_lookahead_uses_the_lds_latency_under_load():
+    """Fourteenth change (docs/model.md section 10): the latency a wave's lookahead covers
+    is the LDS latency measured under load at the kernel's warps per scheduler
+    (calibration/h200/smem_latency_loaded.json), interpolated."""
+    from gemmmodel.model.calib import Calib, load_calib
+    from gemmmodel.model.latency import loaded_lds_latency_clk
+
+    table = Calib(lds_latency_loaded=((1.0, 20.0), (2.0, 40.0), (4.0, 100.0)))
+    assert loaded_lds_latency_clk(table, 0.5) == 20.0            # clamped below
+    assert loaded_lds_latency_clk(table, 3.0) == pytest.approx(70.0)
+    assert loaded_lds_latency_clk(table, 8.0) == 100.0           # clamped above
+    assert loaded_lds_latency_clk(Calib(), 3.0) is None
+    assert loaded_lds_latency_clk(None, 3.0) is None
+    h200 = load_spec("h200")
+    calib = load_calib("h200")
+    assert calib.lds_latency_loaded[0][0] == 0.25 and len(calib.lds_latency_loaded) >= 6
+    # 8x8 at 1 warp per scheduler (~24 clk): 64/24 - 1 extra streams; at 4 (~85 clk): none
+    one = lookahead_streams(h200, 8, 8, True, 23e-9, 1.98e9,
+                            loaded_lds_latency_clk(calib, 1.0))
+    four = lookahead_streams(h200, 8, 8, True, 23e-9, 1.98e9,
+                             loaded_lds_latency_clk(calib, 4.0))
+    assert one.value == pytest.approx(64 / calib.lds_latency_loaded[2][1] - 1)
+    assert four.value == 0.0 and "under load" in four.note
+    # the assembled prediction uses it; without a calibration the unloaded latency
+    from gemmmodel.model import assemble
+    from gemmmodel.template import parse_name
+
+    params = parse_name("128x128x16/8x8").params(32)
+    facts = {"regs": 128, "lds_bytes": 16384}
+    with_cal = assemble(params, facts, h200, (4096, 4096, 4096), calib)
+    without = assemble(params, facts, h200, (4096, 4096, 4096))
+    assert with_cal.w == 4.0 and with_cal.lookahead == 0.0 and without.lookahead > 1.0
+
+
 def test_lookahead_counts_as_resident_streams():
     theta = {"overlap_loss": 1.0}
     # one wave plus one stream of lookahead overlaps like two waves

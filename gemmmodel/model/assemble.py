@@ -131,7 +131,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     lds_lat_t = Term("lds_latency_s", lds_lat, "s", "spec / calibration",
                      note=f"LDS latency: {lds_lat_src}")
     spill_lat = value(spec, calib, "l2_latency_s")[0] if mix.spill_ops > 0 else 0.0
-    ahead = lat.lookahead_streams(spec, desc.tm, desc.tn, desc.uses_lds, lds_lat, clock)
+    ahead = lat.lookahead_streams(spec, desc.tm, desc.tn, desc.uses_lds, lds_lat, clock,
+                                  lat.loaded_lds_latency_clk(calib, wi.waves_per_simd))
     if desc.uses_lds:
         units = max(wi.resident_blocks, 1e-9)
         n_unit_iters = float(busiest) * iters

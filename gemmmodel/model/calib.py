@@ -90,6 +90,8 @@ class Calib:
     fit: dict = field(default_factory=dict)
     training: tuple = ()
     source: str = ""
+    #: ((warps per scheduler, LDS latency clk), ...) under load: smem_latency_loaded.json
+    lds_latency_loaded: tuple = ()
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -98,7 +100,13 @@ class Calib:
         return out
 
     def with_fit(self, fit: dict, training=()) -> Calib:
-        return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source)
+        return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source,
+                     self.lds_latency_loaded)
+
+
+#: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
+#: while other warps run a tile loop, per warps per scheduler.
+LDS_LOADED_FILE = "smem_latency_loaded.json"
 
 
 def value(spec, calib: Calib | None, key: str) -> tuple[float, str]:
@@ -151,7 +159,14 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
         data = json.loads(fpath.read_text())
         fit = dict(data.get("params", {}))
         training = tuple(data.get("training_set", ()))
-    return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder))
+    loaded: tuple = ()
+    lpath = folder / LDS_LOADED_FILE
+    if lpath.is_file():
+        rows = json.loads(lpath.read_text()).get("rows", [])
+        loaded = tuple(sorted((float(r["warps_per_scheduler"]), float(r["cycles_per_step_median"]))
+                              for r in rows if r.get("cycles_per_step_median")))
+    return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
+                 lds_latency_loaded=loaded)
 
 
 def _num(entry):

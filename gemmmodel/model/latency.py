@@ -36,7 +36,10 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
   L_g = h * L_l2 + (1 - h) * L_dram with h = 1 - dram_bytes / l2_bytes (L2 hit fraction).
 Lookahead (overlap of one wave's own issue and LDS work, used by combine.py):
   x = d * c_v * TM * TN / L_lds_clk  FMA clocks a wave runs under its outstanding fragment
-                                     reads per LDS latency; d = spec wave_lookahead_steps
+                                     reads per LDS latency; d = spec wave_lookahead_steps;
+                                     L_lds_clk = the LDS latency under load at the kernel's
+                                     w (calibration smem_latency_loaded.json, interpolated;
+                                     the unloaded latency where not measured)
   a = max(0, x - 1)                  a wave that reads the next k step's fragments while it
                                      runs this step's FMAs hides the LDS latency x times
                                      over; beyond the first it counts as a extra streams
@@ -105,15 +108,33 @@ def issue_cycles_per_wave_iter(spec, mix: Mix, waves_per_simd: float) -> Term:
                 note=f"issue rules: {source}")
 
 
+def loaded_lds_latency_clk(calib: Calib | None, waves_per_simd: float) -> float | None:
+    """The LDS latency (clk) under load at `waves_per_simd` warps per scheduler, linearly
+    interpolated in the calibration's loaded table (clamped at its ends); None without it."""
+    table = getattr(calib, "lds_latency_loaded", ()) if calib is not None else ()
+    if not table:
+        return None
+    w = float(waves_per_simd)
+    if w <= table[0][0]:
+        return table[0][1]
+    for (w0, l0), (w1, l1) in zip(table, table[1:]):
+        if w <= w1:
+            return l0 + (l1 - l0) * (w - w0) / (w1 - w0)
+    return table[-1][1]
+
+
 def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: float,
-                      clock_hz: float) -> Term:
-    """a: extra overlap streams from a wave's own lookahead (module docstring)."""
+                      clock_hz: float, loaded_clk: float | None = None) -> Term:
+    """a: extra overlap streams from a wave's own lookahead (module docstring);
+    `loaded_clk` = the LDS latency under load at the kernel's occupancy where measured."""
     c_v = valu_cycles_per_instr(spec)
     steps = float(spec.wave_lookahead_steps)
-    lat_clk = max(lds_latency_s * clock_hz, 1e-9)
+    lat_clk = max(loaded_clk if loaded_clk else lds_latency_s * clock_hz, 1e-9)
     x = steps * c_v * tm * tn / lat_clk if uses_lds else 0.0
     note = ("0 without LDS: no fragment reads to run ahead" if not uses_lds else
-            "spec wave_lookahead_steps" if steps else
+            ("spec wave_lookahead_steps; L_lds_clk: " + ("LDS latency under load (calibration)"
+                                                          if loaded_clk else "unloaded"))
+            if steps else
             "0: wave_lookahead_steps not measured for this GPU (its pipes serialise)")
     return Term("lookahead_streams", max(0.0, x - 1.0), "1",
                 "max(0, d * c_v * TM * TN / L_lds_clk - 1)",
