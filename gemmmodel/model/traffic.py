@@ -102,7 +102,7 @@ def dram_bytes(desc: KernelDesc, spec, shape, slots: int) -> Term:
     total_a = a_bytes if a_keep else 0.0
     total_b = b_bytes if b_keep else 0.0
     slots = max(1, int(slots))
-    swizzle = int(getattr(desc, "swizzle", 0) or 0)
+    swizzle = desc.swizzle
     if swizzle > 0 and not (a_keep and b_keep):
         rows, cols = _raster_panels(gx, gy, swizzle, slots)
     else:
