@@ -25,7 +25,7 @@ from gemmmodel.model.traffic import (
     roofline,
     traffic_times,
 )
-from gemmmodel.model.waves import wave_info
+from gemmmodel.model.waves import busiest_simd_waves, wave_info
 from gemmmodel.model.work import (
     checked_path_term,
     iterations,
@@ -89,14 +89,15 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     # issue pipe: waves per SIMD over the launch on the busiest CU x clocks per wave-iteration
     issue_cyc = lat.issue_cycles_per_wave_iter(spec, mix, wi.waves_per_simd)
     # the busiest SIMD of the busiest CU: ceil(its waves over the launch / SIMDs)
-    wave_iters_simd = max(math.ceil(busiest * wi.waves_per_block / simds - 1e-9), 1) * iters
+    wave_iters_simd = busiest_simd_waves(busiest, wi.waves_per_block, simds) * iters
     fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma_instructions / clock
     checked = checked_path_term(desc, shape, facts)
+    n_mem_instr = wave_iters_simd * mix.non_valu * checked.value
     t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value * checked.value / clock, "s",
                    "wave_iterations_per_simd * issue_cycles_per_wave_iteration "
                    "* checked_path_factor / clock_hz",
                    {"wave_iterations_per_simd": wave_iters_simd, "t_fma_only_s": fma_s,
-                    "n_mem_instr": wave_iters_simd * mix.non_valu * checked.value},
+                    "n_mem_instr": n_mem_instr},
                    children=(issue_cyc, checked, clock_t))
 
     # LDS pipe
@@ -166,8 +167,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
-        clock_hz=clock, mem_instr_s=wave_iters_simd * mix.non_valu * checked.value / clock,
-        terms=terms)
+        clock_hz=clock, mem_instr_s=n_mem_instr / clock, terms=terms)
 
 
 def flop(shape) -> float:

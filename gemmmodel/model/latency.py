@@ -57,6 +57,8 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from gemmmodel.compile.trips import trips_per_tile
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.terms import Term
@@ -114,13 +116,8 @@ def loaded_lds_latency_clk(calib: Calib | None, waves_per_simd: float) -> float 
     table = getattr(calib, "lds_latency_loaded", ()) if calib is not None else ()
     if not table:
         return None
-    w = float(waves_per_simd)
-    if w <= table[0][0]:
-        return table[0][1]
-    for (w0, l0), (w1, l1) in zip(table, table[1:]):
-        if w <= w1:
-            return l0 + (l1 - l0) * (w - w0) / (w1 - w0)
-    return table[-1][1]
+    warps, clocks = zip(*table)
+    return float(np.interp(float(waves_per_simd), warps, clocks))
 
 
 def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: float,

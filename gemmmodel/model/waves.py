@@ -116,6 +116,12 @@ def resources(desc: KernelDesc, spec, facts=None) -> Resources:
     return Resources(est, 0, 0, lds_tile_bytes(desc), "params", cap=cap)
 
 
+def busiest_simd_waves(blocks: float, waves_per_block: int, simds: int) -> int:
+    """Waves the busiest SIMD of a CU holds when the CU deals the waves of `blocks` blocks
+    to its `simds` SIMDs: ceil(blocks * waves_per_block / simds), at least 1."""
+    return max(math.ceil(blocks * waves_per_block / simds - 1e-9), 1)
+
+
 def blocks_per_cu(occ) -> int:
     """Resident workgroups (AMD) / blocks (NVIDIA) per CU from an Occupancy result."""
     for key in ("workgroups_per_cu", "blocks_per_sm", "blocks_per_cu"):
@@ -165,7 +171,7 @@ def wave_info(desc: KernelDesc, spec, shape, facts=None) -> WaveInfo:
     # the busiest SIMD's waves: a CU deals its resident waves to its SIMDs, so one SIMD
     # holds ceil(waves / SIMDs) of them (ncu run K: 5 one-warp blocks per SM leave 2 warps on
     # one scheduler, smsp__warps_launched.max = 2)
-    wps = float(max(math.ceil(resident * wpb / int(spec.simds_per_cu) - 1e-9), 1))
+    wps = float(busiest_simd_waves(resident, wpb, int(spec.simds_per_cu)))
     limiter = str(getattr(occ, "limiter", ""))
     res_t = Term("resources", float(res.regs), "regs/thread", res.source,
                  {"regs": res.regs, "agprs": res.agprs, "sgprs": res.sgprs,
