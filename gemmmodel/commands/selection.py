@@ -16,6 +16,11 @@ def add_parser(sub) -> None:
     p.add_argument("--posthoc", action="store_true",
                    help="score selection_sweep.csv: the pre-registered ranking next to a post "
                         "hoc re-ranking with the current model (gemmmodel.model.selection)")
+    p.add_argument("--ceiling", action="store_true",
+                   help="hindsight diagnostic: refit the fitted parameters to every committed "
+                        "sweep and score selection with that in-sample fit next to the "
+                        "committed one (gemmmodel.model.ceiling); an upper bound for the "
+                        "model's terms, not an accuracy figure")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -65,12 +70,34 @@ def render_posthoc(res: dict) -> str:
     return "\n".join(lines)
 
 
+def render_ceiling(res: dict) -> str:
+    lines = [f"selection ceiling on {res['gpu']}: {res['n']} swept timings; in-sample = the "
+             f"parameters {', '.join(res['fitted'])} refitted to all of them (hindsight, an "
+             "upper bound for the model's terms, not an accuracy figure)"]
+    for label in ("committed", "insample"):
+        part = res[label]
+        params = ", ".join(f"{k} {v:.3g}" for k, v in part["params"].items())
+        lines.append(f"  {label:<9} time MAPE {100 * part['time_mape']:.1f}%  ({params})")
+    lines.append(f"    {'sweep':<12} {'shapes':>6}  {'top1 min / mean (committed)':>28}  "
+                 f"{'top1 min / mean (in-sample)':>28}")
+    for key, fixed in res["committed"]["parts"].items():
+        refit = res["insample"]["parts"][key]
+        lines.append(f"    {key:<12} {len(fixed['shapes']):>6}  "
+                     f"{fixed['min_top1_pct_of_best']:>13.1f} / {fixed['mean_top1_pct_of_best']:<12.1f}"
+                     f"  {refit['min_top1_pct_of_best']:>13.1f} / {refit['mean_top1_pct_of_best']:<12.1f}")
+    return "\n".join(lines)
+
+
 def run(args) -> int:
     from gemmmodel.answers_more import default_nvidia
     from gemmmodel.predict import selection_summary
     from gemmmodel.spec import load_spec
 
     gpu = load_spec(args.gpu).name if getattr(args, "gpu", None) else default_nvidia()
+    if getattr(args, "ceiling", False):
+        from gemmmodel.model.ceiling import selection_ceiling
+
+        return emit(args, selection_ceiling(gpu), render_ceiling)
     if getattr(args, "posthoc", False):
         from gemmmodel.model.selection import selection_comparison
 
