@@ -36,28 +36,6 @@ def _sweeps(folder: Path) -> dict[str, dict]:
     return parts
 
 
-def _components(folder: Path, spec, keys) -> dict:
-    """{(config, shape): Components} with the committed calibration and compile tables."""
-    from gemmmodel.calibrate.load import load
-    from gemmmodel.compile.table import template_facts
-    from gemmmodel.model import assemble, load_calib
-    from gemmmodel.model.samples import template_registers
-    from gemmmodel.template import parse_name
-
-    calib = load_calib(folder.name, folder.parent)
-    regs = template_registers(load(folder.name, folder.parent))
-    wave = int(spec.wave_size)
-    out = {}
-    for name, shape in keys:
-        try:
-            cfg = parse_name(name)
-            facts = template_facts(cfg, spec, regs.get(cfg.name), shape)
-            out[(name, shape)] = assemble(cfg.params(wave), facts, spec, shape, calib)
-        except GemmModelError:
-            continue
-    return out
-
-
 def _score(parts: dict, keys: list, pred: np.ndarray) -> dict:
     by_key = dict(zip(keys, pred))
     out = {}
@@ -86,7 +64,10 @@ def selection_ceiling(gpu: str, root=None) -> dict:
     if not parts:
         raise GemmModelError(f"no sweeps under {folder}: nothing to score")
     measured = {k: t for p in parts.values() for k, t in p.items()}
-    comps = _components(folder, spec, list(measured))
+    from gemmmodel.model import load_calib
+
+    comps = sel.swept_components(folder, spec, list(measured),
+                                 load_calib(folder.name, folder.parent))
     keys = list(comps)
     meas = np.array([measured[k] for k in keys])
     arrays = components_arrays([comps[k] for k in keys])

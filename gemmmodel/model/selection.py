@@ -165,16 +165,16 @@ def time_error(measured: dict, predicted: dict) -> dict:
             "within_25pct": sum(e <= 0.25 for e in errs) / n}
 
 
-def posthoc_predictions(folder: Path, spec, keys) -> dict:
-    """{(config, shape): predicted s} with the current model, calibration and fit, using the
-    registers per thread the GPU's compiler reported for each template config."""
+def swept_components(folder: Path, spec, keys, calib) -> dict:
+    """{(config, shape): Components} of the model for swept template configs, with the
+    committed compile tables and the registers per thread the GPU's compiler reported for
+    each config; configs the model cannot assemble are left out."""
     from gemmmodel.calibrate.load import load
-    from gemmmodel.model import load_calib, predict_kernel
+    from gemmmodel.model import assemble
     from gemmmodel.model.samples import template_registers
     from gemmmodel.template import parse_name
 
     folder = Path(folder)
-    calib = load_calib(folder.name, folder.parent)
     regs = template_registers(load(folder.name, folder.parent))
     wave = int(spec.wave_size)
     out = {}
@@ -182,11 +182,22 @@ def posthoc_predictions(folder: Path, spec, keys) -> dict:
         try:
             cfg = parse_name(name)
             facts = template_facts(cfg, spec, regs.get(cfg.name), shape)
-            out[(name, shape)] = predict_kernel(cfg.params(wave), facts, spec, shape,
-                                                calib).time_s
+            out[(name, shape)] = assemble(cfg.params(wave), facts, spec, shape, calib)
         except GemmModelError:
             continue
     return out
+
+
+def posthoc_predictions(folder: Path, spec, keys) -> dict:
+    """{(config, shape): predicted s} with the current model, calibration and fit
+    (swept_components, combined as predict_kernel does)."""
+    from gemmmodel.model import load_calib, predict_components
+    from gemmmodel.model.assemble import normalise_shape
+
+    folder = Path(folder)
+    calib = load_calib(folder.name, folder.parent)
+    return {(name, shape): predict_components(comp, normalise_shape(shape), calib).time_s
+            for (name, shape), comp in swept_components(folder, spec, keys, calib).items()}
 
 
 def selection_comparison(gpu: str, root=None) -> dict:
@@ -257,6 +268,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
             "targets": TARGETS, "order": list(parts), **parts}
 
 
-__all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS", "posthoc_predictions",
-           "preregistered", "recorded_times", "score", "selection_comparison", "summary",
-           "sweep_measured", "time_error"]
+__all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
+           "posthoc_predictions", "preregistered", "recorded_times", "score",
+           "selection_comparison", "summary", "swept_components", "sweep_measured",
+           "time_error"]

@@ -1,4 +1,4 @@
-# Sourced by the ncu device runs (run_g.sh, run_k.sh): ncu_configs TAG SIZE CONFIG... counts
+# Sourced by the ncu device runs (run_g.sh, run_k.sh, run_m.sh): ncu_configs TAG SIZE CONFIG... counts
 # the metrics in $m plus the warp-state and scheduler sections for each template config
 # launched once at SIZE (tools/device/ncu_launch.py) into $OUT/ncu_<TAG>_<SIZE>.txt.
 ncu_configs() {
@@ -9,3 +9,18 @@ ncu_configs() {
   grep "==ERROR==" $f | head -3
   echo "$size: $(grep -c '^"' $f) rows"
 }
+
+# gpu_line TAG: the GPU name, clocks and driver into $OUT/gpu_<TAG>.txt (and stdout).
+gpu_line() {
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version \
+    --format=csv,noheader | tee $OUT/gpu_$1.txt
+}
+
+# The issue and occupancy counters runs K and M both take (each appends its own to $m).
+NCU_ISSUE_METRICS=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__inst_executed.max
+NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__issue_active.avg.pct_of_peak_sustained_active
+NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__issue_active.max.pct_of_peak_sustained_active
+NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.max
+NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__warps_active.avg.per_cycle_active,smsp__warps_launched.sum
+NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,launch__registers_per_thread

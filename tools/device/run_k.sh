@@ -6,13 +6,9 @@
 # (4096x320x3072) and at a full launch (4096^3). Results under $OUT.
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $OUT/gpu_k.txt
-m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__inst_executed.max,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
-m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__issue_active.max.pct_of_peak_sustained_active
-m=$m,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.max
-m=$m,smsp__warps_active.avg.per_cycle_active,smsp__warps_active.max.per_cycle_active
-m=$m,smsp__warps_launched.sum,smsp__warps_launched.max,launch__registers_per_thread
 . tools/device/ncu_configs.sh
+gpu_line k
+m=$NCU_ISSUE_METRICS,smsp__warps_active.max.per_cycle_active,smsp__warps_launched.max
 ncu_configs k 4000x300x3000 32x64x8/8x8/p4/db 32x64x8/8x8/p4 64x64x16/8x4/p4/db 32x64x16/4x4/p4/db
 ncu_configs k 4096x320x3072 32x64x8/8x8/p4 64x64x16/8x4/p4
 ncu_configs k 4096x4096x4096 32x64x8/8x8/p4

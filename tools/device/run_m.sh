@@ -8,15 +8,12 @@
 #     and the plain build of the same tile at 1024^3.
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $OUT/gpu_m.txt
-m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__inst_executed.max,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
-m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__issue_active.max.pct_of_peak_sustained_active
-m=$m,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.max
-m=$m,smsp__warps_active.avg.per_cycle_active,smsp__warps_launched.sum,launch__registers_per_thread
-m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
-m=$m,lts__t_sectors_srcunit_tex.sum,dram__bytes_read.sum,smsp__inst_executed_op_ldgsts.sum
-m=$m,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
 . tools/device/ncu_configs.sh
+gpu_line m
+m=$NCU_ISSUE_METRICS,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+m=$m,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,lts__t_sectors_srcunit_tex.sum
+m=$m,dram__bytes_read.sum,smsp__inst_executed_op_ldgsts.sum
+m=$m,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
 ncu_configs m 4096x4096x4096 64x256x16/8x8/p4 64x256x16/8x8/p4/db 128x64x16/8x8/p4 128x64x16/8x8/p4/db 128x128x16/8x8/p4 128x128x16/8x8/p4/db
 ncu_configs m 1000x1000x1000 64x128x8/8x8/p4/db 64x128x16/8x8/p4/db 64x128x32/8x4/db 64x128x32/8x4
 ncu_configs m 1024x1024x1024 64x128x8/8x8/p4/db 64x128x16/8x8/p4/db 64x128x32/8x4/db
