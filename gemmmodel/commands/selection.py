@@ -80,11 +80,12 @@ def render_ceiling(res: dict) -> str:
         lines.append(f"  {label:<9} time MAPE {100 * part['time_mape']:.1f}%  ({params})")
     lines.append(f"    {'sweep':<12} {'shapes':>6}  {'top1 min / mean (committed)':>28}  "
                  f"{'top1 min / mean (in-sample)':>28}")
+    def pair(part: dict) -> str:
+        return f"{part['min_top1_pct_of_best']:>13.1f} / {part['mean_top1_pct_of_best']:<12.1f}"
+
     for key, fixed in res["committed"]["parts"].items():
         refit = res["insample"]["parts"][key]
-        lines.append(f"    {key:<12} {len(fixed['shapes']):>6}  "
-                     f"{fixed['min_top1_pct_of_best']:>13.1f} / {fixed['mean_top1_pct_of_best']:<12.1f}"
-                     f"  {refit['min_top1_pct_of_best']:>13.1f} / {refit['mean_top1_pct_of_best']:<12.1f}")
+        lines.append(f"    {key:<12} {len(fixed['shapes']):>6}  {pair(fixed)}  {pair(refit)}")
     return "\n".join(lines)
 
 

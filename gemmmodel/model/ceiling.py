@@ -31,8 +31,7 @@ def _sweeps(folder: Path) -> dict[str, dict]:
         if (folder / sel._round_file(sel.SWEEP_FILE, round_)).is_file():
             parts[round_] = sel.sweep_measured(folder, round_)
     if (folder / sel.OCCUPANCY_FILE).is_file():
-        parts["occupancy"] = sel._times(
-            sel._round_rows(folder, sel.OCCUPANCY_FILE, "", "occupancy sweep"), "median_s")
+        parts["occupancy"] = sel.occupancy_measured(folder)
     return parts
 
 
@@ -51,8 +50,7 @@ def selection_ceiling(gpu: str, root=None) -> dict:
     """The committed fit and an in-sample refit on every sweep, scored on every swept
     shape (module docstring). Keys: gpu, n (timings), fitted (parameter names), committed
     and insample ({params, time_mape, parts: {part: summary + shapes}})."""
-    import json
-
+    from gemmmodel.model import load_calib
     from gemmmodel.model.calib import FITTED_BY_DEFAULT, calibration_name, fit_path
     from gemmmodel.model.combine import components_arrays, evaluate_arrays
     from gemmmodel.model.fit import fit_theta
@@ -64,15 +62,12 @@ def selection_ceiling(gpu: str, root=None) -> dict:
     if not parts:
         raise GemmModelError(f"no sweeps under {folder}: nothing to score")
     measured = {k: t for p in parts.values() for k, t in p.items()}
-    from gemmmodel.model import load_calib
-
-    comps = sel.swept_components(folder, spec, list(measured),
-                                 load_calib(folder.name, folder.parent))
+    calib = load_calib(folder.name, folder.parent)
+    comps = sel.swept_components(folder, spec, list(measured), calib)
     keys = list(comps)
     meas = np.array([measured[k] for k in keys])
     arrays = components_arrays([comps[k] for k in keys])
-    fit_file = folder / "fit.json"
-    committed = json.loads(fit_file.read_text())["params"] if fit_file.is_file() else {}
+    committed = calib.theta()
     refit = fit_theta([comps[k] for k in keys], meas, params=FITTED_BY_DEFAULT,
                       start=committed, training=tuple(f"{folder.name}/{p}" for p in parts))
     out = {"gpu": spec.name, "n": len(keys), "fitted": list(FITTED_BY_DEFAULT)}

@@ -94,6 +94,11 @@ def sweep_measured(folder: Path, round_: str = "") -> dict:
     return _times(_round_rows(folder, SWEEP_FILE, round_, "selection sweep"), "median_s")
 
 
+def occupancy_measured(folder: Path) -> dict:
+    """{(config, shape): median s} of the low-occupancy sweep (OCCUPANCY_FILE, run L)."""
+    return _times(_round_rows(folder, OCCUPANCY_FILE, "", "occupancy sweep"), "median_s")
+
+
 def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
     """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
     rows = _round_rows(folder, RECORD_FILE, round_, "pre-registered ranking")
@@ -256,8 +261,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                     "shapes": h_post, **summary(h_post),
                                     "time_error": time_error(held_measured, h_preds)}
     if (folder / OCCUPANCY_FILE).is_file():
-        o_measured = _times(_round_rows(folder, OCCUPANCY_FILE, "", "occupancy sweep"),
-                            "median_s")
+        o_measured = occupancy_measured(folder)
         o_preds = posthoc_predictions(folder, spec, list(o_measured))
         o_rows = score(o_measured, o_preds)
         parts["occupancy"] = {"label": "post hoc, not a selection round: the low-occupancy "
@@ -269,6 +273,6 @@ def selection_comparison(gpu: str, root=None) -> dict:
 
 
 __all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
-           "posthoc_predictions", "preregistered", "recorded_times", "score",
+           "occupancy_measured", "posthoc_predictions", "preregistered", "recorded_times", "score",
            "selection_comparison", "summary", "swept_components", "sweep_measured",
            "time_error"]
