@@ -1,0 +1,114 @@
+"""The template's inner loop alone at 1-8 warps per scheduler (kernels/micro/inner_loop.cu
+mb_inner_loop), NVIDIA GPU machine.
+
+    PYTHONPATH=. python3 tools/device/inner_loop.py OUT_DIR
+
+For each thread tile (4x4, 4x8, 8x4, 8x8) and depth BK (8, 16, 32), one template config of
+4-warp blocks (32x32x8/4x4: 2 warps) runs its compute() loop `reps` times with its LDS
+tiles filled once: no global loads, no barriers. The launch puts exactly `nb` blocks on
+every SM (grid = SMs x nb, dynamic shared memory sized so that no more than nb fit), so
+the warps per scheduler are w = nb x warps per block / 4. Per point: the median over the
+blocks of cycles per rep, over REPEATS launches; the SM ids prove the placement. Writes
+OUT_DIR/inner_loop.json and prints the FMA issue rate per scheduler (warp FMA instructions
+per clock; 1.0 = the FP32 pipe's peak on sm_90).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+import numpy as np
+
+from micro_tool import write_doc
+
+CONFIGS = ("64x128x8/8x8/p4", "64x128x16/8x8/p4", "64x128x32/8x8/p4",
+           "64x64x8/8x4/p4", "64x64x16/8x4/p4", "64x64x32/8x4/p4",
+           "64x64x8/4x8/p4", "64x64x16/4x8/p4", "64x64x32/4x8/p4",
+           "32x32x8/4x4/p4", "32x64x16/4x4/p4", "32x64x32/4x4/p4")
+MAX_W = 8
+REPEATS = 5
+WARP_FMA_PER_LAUNCH = 400_000  # warp FMA instructions per warp and launch (~0.2-4 ms)
+SMEM_PER_SM = 228 * 1024       # sm_90 shared memory per SM; probed below via occupancy
+
+
+def blocks_smem(rt, module, threads: int, nb: int, static: int) -> int | None:
+    """Dynamic shared bytes with which exactly nb blocks fit on an SM (None: cannot)."""
+    if rt.occupancy(module, "mb_inner_loop", threads, 0) < nb:
+        return None
+    if nb == rt.occupancy(module, "mb_inner_loop", threads, 0):
+        return 0
+    lo, hi = 0, SMEM_PER_SM - static
+    while hi - lo > 128:   # largest dynamic size that still lets nb blocks fit
+        mid = (lo + hi) // 2
+        if rt.occupancy(module, "mb_inner_loop", threads, mid) >= nb:
+            lo = mid
+        else:
+            hi = mid
+    return lo if rt.occupancy(module, "mb_inner_loop", threads, lo) == nb else None
+
+
+def main() -> int:
+    from pathlib import Path
+
+    from gemmmodel import KERNELS_DIR
+    from gemmmodel.runtime import get_runtime
+    from gemmmodel.template import parse_name
+
+    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    rt = get_runtime("nvidia")
+    info = rt.device_info()
+    sms = int(info["sms"])
+    rows = []
+    for name in CONFIGS:
+        cfg = parse_name(name)
+        module = rt.compile_file(f"{KERNELS_DIR}/micro/inner_loop.cu", ["mb_inner_loop"],
+                                 cfg.defines())
+        attrs = rt.function_attributes(module, "mb_inner_loop")
+        rt.set_max_dynamic_shared(module, "mb_inner_loop", SMEM_PER_SM - attrs["static_smem_bytes"]
+                                  - 1024)
+        threads = cfg.bm * cfg.bn // (cfg.tm * cfg.tn)
+        warps = threads // 32
+        fma_per_rep = cfg.tm * cfg.tn * cfg.bk     # warp FMA instructions per warp and rep
+        reps = max(1, WARP_FMA_PER_LAUNCH // fma_per_rep)
+        for nb in range(1, 4 * MAX_W // warps + 1):
+            dyn = blocks_smem(rt, module, threads, nb, attrs["static_smem_bytes"])
+            if dyn is None:
+                break
+            grid = sms * nb
+            timing = rt.alloc(8 * 2 * grid)
+            smids = rt.alloc(4 * grid)
+            sink = rt.alloc(4 * grid * threads)
+            cyc, secs = [], []
+            for _ in range(REPEATS + 1):   # the first launch is a warm-up
+                secs.append(rt.time_s(lambda: rt.launch(
+                    module, "mb_inner_loop", (grid, 1, 1), (threads, 1, 1),
+                    [np.int32(reps), timing, smids, sink], shared_bytes=dyn)))
+                t = rt.download(timing, (grid, 2), np.uint64)
+                cyc.append(float(np.median(t[:, 0])) / reps)
+            per_sm = Counter(rt.download(smids, (grid,), np.uint32).tolist())
+            rt.free(timing); rt.free(smids); rt.free(sink)
+            cyc, secs = cyc[1:], secs[1:]
+            w = nb * warps / 4
+            clk = float(np.median(cyc))
+            row = {"config": name, "tm": cfg.tm, "tn": cfg.tn, "bk": cfg.bk,
+                   "threads": threads, "regs": attrs["regs"], "blocks_per_sm": nb,
+                   "dynamic_smem_bytes": dyn, "warps_per_scheduler": w, "reps": reps,
+                   "cycles_per_rep": clk, "cycles_per_rep_all": cyc,
+                   "kernel_s_median": float(np.median(secs)),
+                   "sms_used": len(per_sm), "blocks_per_sm_seen": sorted(set(per_sm.values())),
+                   "fma_rate_per_scheduler": w * fma_per_rep / clk,
+                   "cycles_per_kstep_per_warp": clk / cfg.bk}
+            rows.append(row)
+            print(f"{name:20s} regs {attrs['regs']:3d} nb {nb:2d} w {w:4.2f} "
+                  f"placed {row['blocks_per_sm_seen']} on {len(per_sm)} SMs: "
+                  f"{clk / cfg.bk:7.1f} clk per k step, FMA rate {row['fma_rate_per_scheduler']:.3f}",
+                  flush=True)
+    write_doc(out_dir, "inner_loop.json", rt, info,
+              "tools/device/inner_loop.py, kernels/micro/inner_loop.cu", indent=1,
+              repeats=REPEATS, warp_fma_per_launch=WARP_FMA_PER_LAUNCH, rows=rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
