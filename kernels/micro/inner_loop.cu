@@ -4,8 +4,9 @@
 // step of fragment reads and outer-product FMAs, next step's fragments read under this
 // step's FMAs) with no global loads and no barriers. The empty asm with a "memory" clobber
 // keeps the compiler from hoisting the loop-invariant fragment reads out of the rep loop.
-// Each block writes its cycles, ns and SM id, so the host checks how many blocks shared
-// an SM. What it measures: the FMA issue rate of the FMA + LDS loop at a given number of
+// Each block writes its cycles, its start and end (%globaltimer ns) and its SM id, so the
+// host checks how many blocks ran on an SM at once and times each SM from its first start
+// to its last end. What it measures: the FMA issue rate of the FMA + LDS loop at a given number of
 // warps per scheduler.
 #include "mb_timer.h"
 #include "template/sgemm_tile.cu"
@@ -43,7 +44,10 @@ mb_inner_loop(int reps, unsigned long long* timing, unsigned* smids, float* sink
   const unsigned long long c1 = mb_clock();
   const unsigned long long g1 = mb_globaltimer_ns();
   if (tid == 0) {
-    mb_store_timing(timing, c0, c1, g0, g1);
+    timing[4 * blockIdx.x + 0] = c1 - c0;
+    timing[4 * blockIdx.x + 1] = g1 - g0;
+    timing[4 * blockIdx.x + 2] = g0;
+    timing[4 * blockIdx.x + 3] = g1;
     smids[blockIdx.x] = mb_smid();
   }
   float t = 0.0f;
