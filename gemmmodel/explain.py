@@ -3,7 +3,8 @@
 `explain_kernel(name, gpu, size)` returns a dict: the kernel (technique, parameters), the
 resources (registers, LDS, occupancy with its limiter and headroom), the model's prediction
 with its full Term tree and bottleneck, every measurement of that kernel and shape
-(shipped MI100 table, calibration/<gpu>/ sweeps, ingested profiler data) with the model's
+(shipped MI100 table, calibration/<gpu>/ suites and the template sweeps of tile selection,
+ingested profiler data) with the model's
 error, and the step from the parent kernel (measured and predicted speedup, and which terms
 moved). `compare(names, gpu, size)` puts several side by side with the reason for the order.
 Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.py.
@@ -142,6 +143,23 @@ def _calibration_rows(spec, root=None) -> list[Measured]:
     return out
 
 
+@lru_cache(maxsize=4)
+def _sweep_rows(gpu: str, root=None) -> tuple:
+    """Every template timing of the GPU's selection and occupancy sweeps
+    (selection.all_sweeps: median of the sweep's launches)."""
+    from gemmmodel.calibrate.load import calibration_dir
+    from gemmmodel.model.selection import all_sweeps, sweep_file
+
+    try:
+        folder = calibration_dir(gpu, root) if root else calibration_dir(gpu)
+    except (BadArgument, OSError):
+        return ()
+    return tuple(Measured(config, tuple(shape), t, f"calibration/{gpu}/{sweep_file(part)}",
+                          "template sweep (median)")
+                 for part, times in all_sweeps(folder).items()
+                 for (config, shape), t in times.items())
+
+
 def _ingested_rows(spec, root=None) -> list[Measured]:
     from gemmmodel.ingest import ingested_times, model_counterparts
 
@@ -151,10 +169,13 @@ def _ingested_rows(spec, root=None) -> list[Measured]:
             for r in ingested_times(spec.name, root)]
 
 
-def measured_times(spec, root=None) -> list[Measured]:
-    """Every measured time for this GPU: ingested profiler data, calibration sweeps, shipped
-    tables of the same architecture (in that order of preference)."""
-    return _ingested_rows(spec, root) + _calibration_rows(spec, root) + _table_rows(spec)
+def measured_times(spec, root=None, sweeps: bool = False) -> list[Measured]:
+    """Every measured time for this GPU: ingested profiler data, calibration suites, with
+    `sweeps` the template sweeps of tile selection (~28 000 timings on the H200: explain
+    and compare look kernels up in them; the report and answers do not), shipped tables of
+    the same architecture (in that order of preference)."""
+    return (_ingested_rows(spec, root) + _calibration_rows(spec, root)
+            + (list(_sweep_rows(spec.name, root)) if sweeps else []) + _table_rows(spec))
 
 
 def measured_for(measured: list[Measured], kernel: str, shape) -> list[Measured]:
@@ -307,6 +328,23 @@ def _errors(pred, rows: list[Measured]) -> list[dict]:
     return out
 
 
+def _inner_loop(ref, spec, calib, pred, rows: list[Measured]) -> dict | None:
+    """The kernel's FMAs at its inner loop's measured rate, and what the measured and the
+    predicted time spend outside that loop (gemmmodel.model.inner); template configs only."""
+    from gemmmodel.model.inner import INNER_LOOP_FILE, inner_loop_time, outside_share
+
+    if ref.kind != "template":
+        return None
+    term = inner_loop_time(calib.inner_loop, kernel_params(ref, spec), pred.root,
+                           f"calibration/{calib.gpu}/{INNER_LOOP_FILE}")
+    if term is None:
+        return None
+    return {"term": term.to_dict(), "t_inner_s": term.value,
+            "predicted": outside_share(term, pred.time_s),
+            "measured": outside_share(term, rows[0].time_s) if rows else None,
+            "measured_source": rows[0].source if rows else None}
+
+
 def _step(ref, spec, shape, calib, pred, measured, allow_compile, root) -> dict | None:
     from gemmmodel.catalogue import resolve
 
@@ -345,7 +383,7 @@ def explain_kernel(name: str, gpu: str | None = None, size=None, allow_compile: 
     ref = resolve(name)
     calib = load_calib(spec.name, root)
     pred, _, facts_source = predict_ref(ref, spec, shape, calib, allow_compile, root)
-    measured = measured_times(spec, root)
+    measured = measured_times(spec, root, sweeps=True)
     rows = measured_for(measured, ref.name, shape)
     peak = float(spec.fp32_peak_flops)
     kernel = {"name": ref.name, "kind": ref.kind, "params": kernel_params(ref, spec)}
@@ -369,6 +407,7 @@ def explain_kernel(name: str, gpu: str | None = None, size=None, allow_compile: 
                         "fit": calib.theta(), "fitted": bool(calib.fit),
                         "training_set": list(calib.training)},
         "measured": _errors(pred, rows),
+        "inner_loop": _inner_loop(ref, spec, calib, pred, rows),
         "step": _step(ref, spec, shape, calib, pred, measured, allow_compile, root),
     }
 
@@ -386,7 +425,7 @@ def compare(names: list[str], gpu: str | None = None, size=None, allow_compile: 
     spec = load_spec(gpu or default_gpu())
     shape = parse_shape(size)
     calib = load_calib(spec.name, root)
-    measured = measured_times(spec, root)
+    measured = measured_times(spec, root, sweeps=True)
     items = []
     for name in names:
         ref = resolve(name)

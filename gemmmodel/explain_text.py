@@ -100,6 +100,22 @@ def step_line(name: str, step: dict) -> str:
             f"{ratio(step['predicted_speedup'])}{miss}, because {moved_text(step)}")
 
 
+def inner_loop_lines(inner: dict) -> list[str]:
+    """The inner-loop split of explain (gemmmodel.model.inner)."""
+    i = inner["term"]["inputs"]
+    lines = [f"inner loop alone ({inner['term']['note'].split('(')[-1].rstrip(')')}: "
+             f"{i['TM']}x{i['TN']} tile, BK={i['BK']}, at w = {i['w']:.2f} warps per scheduler "
+             f"{i['eta']:.3f} warp FMA/clk): {ms(inner['t_inner_s'])} for the kernel's FMAs"]
+    for label in ("measured", "predicted"):
+        part = inner.get(label)
+        if part:
+            lines.append(f"  {label} {ms(part['time_s'])}: {ms(part['outside_s'])} "
+                         f"({100 * (part['outside_fraction'] or 0):.0f}%) outside the inner "
+                         f"loop, {part['outside_clk_per_tile_iteration']:.0f} clk per tile "
+                         "iteration")
+    return lines
+
+
 def render_explain(res: dict, depth: int = 3) -> str:
     k, g, r, p = res["kernel"], res["gpu"], res["resources"], res["prediction"]
     lines = [f"kernel {k['name']} ({k['kind']}): {k.get('title', '')}"
@@ -143,6 +159,8 @@ def render_explain(res: dict, depth: int = 3) -> str:
                              f"; model {p['term']} = {value_text(p['model'], unit)}")
     else:
         lines.append("  no measurement of this kernel at this shape on this GPU")
+    if res.get("inner_loop"):
+        lines.extend(inner_loop_lines(res["inner_loop"]))
     if res.get("step"):
         lines.append("step from the parent:")
         lines.append("  " + step_line(k["name"], res["step"]))

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.errors import GemmModelError
+from gemmmodel.model.inner import load_inner_loop
 
 DEFAULT_FIT = {
     "overlap_loss": 1.0,
@@ -92,6 +93,8 @@ class Calib:
     source: str = ""
     #: ((warps per scheduler, LDS latency clk), ...) under load: smem_latency_loaded.json
     lds_latency_loaded: tuple = ()
+    #: ((TM, TN, BK, w, eta), ...): the template's inner loop alone (inner.py, run N)
+    inner_loop: tuple = ()
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -101,7 +104,7 @@ class Calib:
 
     def with_fit(self, fit: dict, training=()) -> Calib:
         return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source,
-                     self.lds_latency_loaded)
+                     self.lds_latency_loaded, self.inner_loop)
 
 
 #: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
@@ -166,7 +169,7 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
         loaded = tuple(sorted((float(r["warps_per_scheduler"]), float(r["cycles_per_step_median"]))
                               for r in rows if r.get("cycles_per_step_median")))
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
-                 lds_latency_loaded=loaded)
+                 lds_latency_loaded=loaded, inner_loop=load_inner_loop(folder))
 
 
 def _num(entry):

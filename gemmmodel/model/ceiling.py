@@ -14,25 +14,11 @@ values of its parameters (docs/model.md section 10).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
 from gemmmodel.errors import GemmModelError
 from gemmmodel.model import selection as sel
-
-
-def _sweeps(folder: Path) -> dict[str, dict]:
-    """{part: {(config, shape): measured s}} for every sweep file present."""
-    parts = {}
-    if (folder / sel.SWEEP_FILE).is_file():
-        parts["first"] = sel.sweep_measured(folder)
-    for round_ in sel.HELDOUT_ROUNDS:
-        if (folder / sel._round_file(sel.SWEEP_FILE, round_)).is_file():
-            parts[round_] = sel.sweep_measured(folder, round_)
-    if (folder / sel.OCCUPANCY_FILE).is_file():
-        parts["occupancy"] = sel.occupancy_measured(folder)
-    return parts
 
 
 def _score(parts: dict, keys: list, pred: np.ndarray) -> dict:
@@ -58,7 +44,7 @@ def selection_ceiling(gpu: str, root=None) -> dict:
 
     spec = load_spec(gpu)
     folder = fit_path(calibration_name(gpu, root), root).parent
-    parts = _sweeps(folder)
+    parts = sel.all_sweeps(folder)
     if not parts:
         raise GemmModelError(f"no sweeps under {folder}: nothing to score")
     measured = {k: t for p in parts.values() for k, t in p.items()}

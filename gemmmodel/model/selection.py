@@ -99,6 +99,24 @@ def occupancy_measured(folder: Path) -> dict:
     return _times(_round_rows(folder, OCCUPANCY_FILE, "", "occupancy sweep"), "median_s")
 
 
+def sweep_file(part: str) -> str:
+    """The file name of an all_sweeps() part ("first", a held-out round, "occupancy")."""
+    if part == "first":
+        return SWEEP_FILE
+    return OCCUPANCY_FILE if part == "occupancy" else _round_file(SWEEP_FILE, part)
+
+
+def all_sweeps(folder: Path) -> dict[str, dict]:
+    """{part: {(config, shape): median s}} for every sweep file present under `folder`: the
+    first selection round ("first"), each held-out round of HELDOUT_ROUNDS, and the
+    low-occupancy sweep ("occupancy")."""
+    parts = {}
+    for part in ("first",) + HELDOUT_ROUNDS + ("occupancy",):
+        if (Path(folder) / sweep_file(part)).is_file():
+            parts[part] = _times(_round_rows(folder, sweep_file(part), "", "sweep"), "median_s")
+    return parts
+
+
 def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
     """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
     rows = _round_rows(folder, RECORD_FILE, round_, "pre-registered ranking")
@@ -273,6 +291,6 @@ def selection_comparison(gpu: str, root=None) -> dict:
 
 
 __all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
-           "occupancy_measured", "posthoc_predictions", "preregistered", "recorded_times", "score",
-           "selection_comparison", "summary", "swept_components", "sweep_measured",
-           "time_error"]
+           "all_sweeps", "occupancy_measured", "posthoc_predictions", "preregistered",
+           "recorded_times", "score", "selection_comparison", "summary", "sweep_file",
+           "swept_components", "sweep_measured", "time_error"]
