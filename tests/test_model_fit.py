@@ -130,3 +130,42 @@ def test_default_fit_keeps_latency_at_its_measured_scale(synthetic):
     assert res.fitted == FITTED_BY_DEFAULT and "latency_scale" not in res.fitted
     assert res.params["latency_scale"] == DEFAULT_FIT["latency_scale"] == 1.0
     assert res.rms_log_error > 1e-3  # the latency it cannot scale leaves a misfit
+
+
+def test_selection_weights_by_hand():
+    from gemmmodel.model.fit import NEAR_BAND, NEAR_WEIGHT, selection_weights
+
+    groups = ["a", "a", "a", "b", "b"]
+    times = [1.0, 1.0 * NEAR_BAND, 1.2, 5.0, 2.0]
+    # a: best 1.0, 1.15 is inside the band, 1.2 outside; b: best 2.0, 5.0 outside
+    assert list(selection_weights(groups, times)) == [NEAR_WEIGHT, NEAR_WEIGHT, 1.0, 1.0,
+                                                      NEAR_WEIGHT]
+    with pytest.raises(BadArgument):
+        selection_weights(["a"], [1.0, 2.0])
+
+
+def test_weighted_fit_listens_to_the_fastest_of_each_shape(synthetic):
+    """Exact timings: both fits recover the truth. Timings whose slow configs carry an extra
+    error: the weighted fit (groups = shapes) stays closer to the truth on the fast ones."""
+    _, comps, names, times = synthetic
+    shapes = [str(s) for _ in KERNELS for s in SHAPES]
+    res = fit_theta(comps, times, params=FIVE, groups=shapes)
+    assert res.weighting.startswith("x5 within 1.15x")
+    assert res.to_dict()["weighting"] == res.weighting
+    for key, want in TRUTH.items():
+        assert res.params[key] == pytest.approx(want, rel=0.02), key
+    best = {}
+    for s, t in zip(shapes, times):
+        best[s] = min(best.get(s, np.inf), t)
+    fast = np.array([t <= 1.15 * best[s] for s, t in zip(shapes, times)])
+    skewed = np.where(fast, times, times * 1.3)
+    uniform = fit_theta(comps, skewed, params=FIVE)
+    weighted = fit_theta(comps, skewed, params=FIVE, groups=shapes)
+    arrays = components_arrays(comps)
+
+    def fast_error(theta):
+        pred = predict_times(arrays, theta)
+        return float(np.mean(np.abs(np.log(pred[fast] / times[fast]))))
+
+    assert fast_error(weighted.params) < fast_error(uniform.params)
+    assert uniform.weighting == "uniform"

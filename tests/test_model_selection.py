@@ -289,12 +289,13 @@ def test_ninth_heldout_round_was_recorded_with_model_change_13():
 
 def test_low_occupancy_sweep_is_scored_post_hoc():
     """Run L (calibration/h200/occupancy_sweep.csv): 5 square shapes, the whole search space
-    each, no recorded ranking; docs/model.md section 10 quotes its time error (11.9 %)."""
+    each, no recorded ranking; docs/model.md section 10 quotes its time error (10.8 % with
+    the weighted fit of the fifteenth change, 11.9 % before)."""
     res = selection_comparison("h200")
     part = res["occupancy"]
     assert res["order"][-1] == "occupancy" and "not a selection round" in part["label"]
     assert len(part["shapes"]) == 5 and part["time_error"]["n"] == 5 * 372
-    assert part["time_error"]["mape"] == pytest.approx(0.119, abs=0.002)
+    assert part["time_error"]["mape"] == pytest.approx(0.108, abs=0.002)
     assert {r["shape"] for r in part["shapes"]} >= {"1024x1024x2048", "2048x2048x8192"}
 
 
@@ -343,9 +344,9 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     assert refit["params"] != committed["params"]
     # the refit minimises the log error on these very timings: it cannot be far worse
     assert refit["time_mape"] < committed["time_mape"] + 0.005
-    # the committed fit re-scores the first round as selection --posthoc does (95.5 %)
-    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(95.5, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(90.8, abs=0.1)
+    # the committed fit re-scores the first round as selection --posthoc does (93.4 %)
+    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(93.4, abs=0.05)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(91.6, abs=0.1)
     assert refit["parts"]["all"]["mean_top1_pct_of_best"] < \
         committed["parts"]["all"]["mean_top1_pct_of_best"]
 

@@ -2,7 +2,8 @@
 
 `selection_ceiling(gpu)` takes every committed sweep of calibration/<gpu>/ (the first
 selection round, the held-out rounds, the low-occupancy sweep), refits the default fitted
-parameters (calib.FITTED_BY_DEFAULT) to ALL of their timings at once, and scores the
+parameters (calib.FITTED_BY_DEFAULT) to ALL of their timings at once (weighted as the
+committed fit: fit.selection_weights per swept shape), and scores the
 selection of every swept shape twice: with the committed fit (calibration/<gpu>/fit.json,
 fitted to kernels.csv + template.csv only) and with that in-sample refit.
 
@@ -13,7 +14,6 @@ values of its parameters (docs/model.md section 10).
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 
@@ -55,7 +55,8 @@ def selection_ceiling(gpu: str, root=None) -> dict:
     arrays = components_arrays([comps[k] for k in keys])
     committed = calib.theta()
     refit = fit_theta([comps[k] for k in keys], meas, params=FITTED_BY_DEFAULT,
-                      start=committed, training=tuple(f"{folder.name}/{p}" for p in parts))
+                      start=committed, training=tuple(f"{folder.name}/{p}" for p in parts),
+                      groups=[sel.shape_text(k[1]) for k in keys])
     out = {"gpu": spec.name, "n": len(keys), "fitted": list(FITTED_BY_DEFAULT)}
     for label, theta in (("committed", committed), ("insample", refit.params)):
         pred = evaluate_arrays(arrays, theta)["total"]

@@ -4,7 +4,12 @@ calib.FITTED_BY_DEFAULT) by least squares in log-time.
 Training data: the microbenchmarks set the measured rates directly (Calib.values from
 calibration/<gpu>/summary.json); the efficiency parameters are then fitted ONLY to a named
 training subset of kernel timings of calibration/<gpu>/ (kernels.csv, template.csv,
-batched.csv). Residual per sample: log(t_pred) - log(t_meas). A weak ridge term
+batched.csv). Residual per sample: sqrt(weight) * (log(t_pred) - log(t_meas)).
+Weights (`groups` = each sample's shape): a sample within NEAR_BAND of the fastest
+sample of its shape in the same training set counts NEAR_WEIGHT times, every other once
+(selection_weights): the model is used to pick the fastest configs, so the fit listens
+most to the configs that compete for first place (docs/model.md section 10, fifteenth
+change). Without groups every sample counts once. A weak ridge term
 (RIDGE * log(theta / theta_default)) keeps parameters that no sample constrains at their
 a-priori value. The result is stored in calibration/<gpu>/fit.json with the training set
 named. Two starting points are tried (module code) and the lower cost kept.
@@ -29,6 +34,24 @@ from gemmmodel.model.combine import Components, components_arrays, evaluate_arra
 
 FIT_PARAMS = FITTED_BY_DEFAULT
 RIDGE = 0.003
+#: Samples within NEAR_BAND x the fastest time of their shape weigh NEAR_WEIGHT (module doc).
+NEAR_BAND = 1.15
+NEAR_WEIGHT = 5.0
+
+
+def selection_weights(groups, measured_s) -> np.ndarray:
+    """NEAR_WEIGHT for a sample whose time is within NEAR_BAND of the fastest time of its
+    group (its shape) among these samples, 1 otherwise."""
+    measured = np.asarray(measured_s, dtype=float)
+    keys = [str(g) for g in groups]
+    if len(keys) != len(measured):
+        raise BadArgument(f"weights need one group per sample: {len(keys)} groups, "
+                          f"{len(measured)} times")
+    best: dict[str, float] = {}
+    for key, t in zip(keys, measured):
+        best[key] = min(best.get(key, math.inf), float(t))
+    return np.array([NEAR_WEIGHT if t <= NEAR_BAND * best[key] else 1.0
+                     for key, t in zip(keys, measured)])
 
 
 @dataclass(frozen=True)
@@ -40,11 +63,13 @@ class FitResult:
     mape: float                   # mean |pred - meas| / meas on the training set
     success: bool
     training: tuple = field(default=())
+    weighting: str = "uniform"    # how the samples were weighted (module docstring)
 
     def to_dict(self) -> dict:
         return {"params": dict(self.params), "fitted": list(self.fitted), "n": self.n,
                 "rms_log_error": self.rms_log_error, "mape": self.mape,
-                "success": self.success, "training_set": list(self.training)}
+                "success": self.success, "training_set": list(self.training),
+                "weighting": self.weighting}
 
 
 def predict_times(arrays: dict, theta: dict) -> np.ndarray:
@@ -53,8 +78,9 @@ def predict_times(arrays: dict, theta: dict) -> np.ndarray:
 
 
 def fit_theta(comps: list[Components], measured_s, params=FIT_PARAMS, start: dict | None = None,
-              training=()) -> FitResult:
-    """Least-squares fit of `params` (subset of DEFAULT_FIT) to measured times (s)."""
+              training=(), groups=None) -> FitResult:
+    """Least-squares fit of `params` (subset of DEFAULT_FIT) to measured times (s);
+    `groups` (one shape per sample) turns on selection_weights (module docstring)."""
     measured = np.asarray(measured_s, dtype=float)
     if len(comps) != len(measured) or len(comps) == 0:
         raise BadArgument(f"fit needs matching samples: {len(comps)} components, "
@@ -72,13 +98,14 @@ def fit_theta(comps: list[Components], measured_s, params=FIT_PARAMS, start: dic
     x0 = np.clip(np.array([base[p] for p in params], dtype=float), lo * 1.0001, hi * 0.9999)
     log_meas = np.log(measured)
     prior = np.array([DEFAULT_FIT[p] for p in params])
+    root_w = np.sqrt(selection_weights(groups, measured)) if groups is not None else 1.0
 
     def theta_of(x):
         return {**base, **dict(zip(params, x))}
 
     def residual(x):
         pred = predict_times(arrays, theta_of(x))
-        res = np.log(np.maximum(pred, 1e-30)) - log_meas
+        res = root_w * (np.log(np.maximum(pred, 1e-30)) - log_meas)
         return np.concatenate([res, RIDGE * np.log(x / prior)])
 
     # two starts (the a-priori values and the middle of the bounds): a parameter whose
@@ -93,7 +120,9 @@ def fit_theta(comps: list[Components], measured_s, params=FIT_PARAMS, start: dic
     return FitResult(params={k: float(v) for k, v in theta.items()}, fitted=params,
                      n=len(measured), rms_log_error=float(math.sqrt(np.mean(res ** 2))),
                      mape=float(np.mean(np.abs(pred - measured) / measured)),
-                     success=bool(sol.success), training=tuple(training))
+                     success=bool(sol.success), training=tuple(training),
+                     weighting=(f"x{NEAR_WEIGHT:g} within {NEAR_BAND:g}x of the fastest of its "
+                                "shape" if groups is not None else "uniform"))
 
 
 def write_fit(path: Path, result: FitResult, gpu: str, source: str) -> Path:

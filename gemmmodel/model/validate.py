@@ -93,7 +93,8 @@ def loko(samples: list[Sample], spec, calib: Calib | None = None, params=FIT_PAR
         train = ~test
         theta = dict(DEFAULT_FIT)
         if train.sum() >= len(params):
-            res = fit_theta([c for c, t in zip(comps, train) if t], meas[train], params)
+            res = fit_theta([c for c, t in zip(comps, train) if t], meas[train], params,
+                            groups=[s.shape_text for s, t in zip(samples, train) if t])
             theta = res.params
         arrays = components_arrays([c for c, t in zip(comps, test) if t])
         pred[test] = predict_times(arrays, theta)
@@ -149,7 +150,8 @@ def validate_gpu(gpu: str, write: bool = False, root=None,
             raise BadArgument(f"no calibration sample has a shape in {fit_shapes}")
         comps, kept = _components(train, spec, calib)
         names = sorted({s.kernel for s in kept})
-        full = fit_theta(comps, [s.measured_s for s in kept], training=names)
+        full = fit_theta(comps, [s.measured_s for s in kept], training=names,
+                         groups=[s.shape_text for s in kept])
         out["fit"] = full.to_dict()
         if write:
             shapes = ", ".join(sorted({s.shape_text for s in kept}))
