@@ -15,14 +15,8 @@ from dataclasses import dataclass, field
 from scipy import stats
 
 from gemmmodel.errors import GemmModelError
-from gemmmodel.explain import (
-    DEFAULT_SIZE,
-    compare,
-    measured_for,
-    measured_times,
-    predict_ref,
-    resources,
-)
+from gemmmodel.explain import DEFAULT_SIZE, compare, predict_ref, resources
+from gemmmodel.measured import measured_for, measured_times
 from gemmmodel.explain_diff import BAND, direction, term_diff
 
 QUESTIONS = (

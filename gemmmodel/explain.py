@@ -3,10 +3,10 @@
 `explain_kernel(name, gpu, size)` returns a dict: the kernel (technique, parameters), the
 resources (registers, LDS, occupancy with its limiter and headroom), the model's prediction
 with its full Term tree and bottleneck, every measurement of that kernel and shape
-(shipped MI100 table, calibration/<gpu>/ suites and the template sweeps of tile selection,
-ingested profiler data) with the model's
-error, and the step from the parent kernel (measured and predicted speedup, and which terms
-moved). `compare(names, gpu, size)` puts several side by side with the reason for the order.
+(gemmmodel.measured: ingested profiler data, calibration/<gpu>/ suites, the template sweeps
+of tile selection, the shipped MI100 table) with the model's error, the split of the time
+at the kernel's own inner-loop rate (template configs, gemmmodel.model.inner), and the step
+from the parent kernel (measured and predicted speedup, and which terms moved). `compare(names, gpu, size)` puts several side by side with the reason for the order.
 Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.py.
 
 Resources of a kernel come, in this order, from: the committed compile-facts table
@@ -24,48 +24,14 @@ else the model's register estimate from the tile parameters.
 from __future__ import annotations
 
 import itertools
-import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.explain_diff import KEY_TERMS, key_times, term_diff  # noqa: F401 (re-exported)
+from gemmmodel.measured import Measured, measured_for, measured_times, missing, param_text
 
 DEFAULT_GPU = "mi100-1472"          # the seed table's GPU and clock (REFERENCE.md section 3)
 DEFAULT_SIZE = (4096, 4096, 4096, 1)
-@dataclass(frozen=True)
-class Measured:
-    """One measured time (s) of `kernel` at `shape` (M, N, K, batch) from `source`."""
-
-    kernel: str
-    shape: tuple
-    time_s: float
-    source: str
-    note: str = ""
-    profile: tuple = ()        # (profiler quantity, value SI, model term) of ingested data
-
-    def to_dict(self) -> dict:
-        return {"kernel": self.kernel, "shape": list(self.shape), "time_s": self.time_s,
-                "source": self.source, "note": self.note,
-                "profile": [list(p) for p in self.profile]}
-
-
-def missing(value) -> bool:
-    """None or NaN (pandas fills empty CSV cells with NaN)."""
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def param_text(row: dict, key: str) -> str:
-    """A measurement parameter as written in the store's `params` text ("kernel=7.4;M=…"):
-    the parsed column would turn the id "7" into the float 7.0."""
-    for part in str(row.get("params", "")).split(";"):
-        name, _, value = part.partition("=")
-        if name == key:
-            return value
-    value = row.get(key)
-    return "" if missing(value) else str(value)
-
-
 def default_gpu() -> str:
     from gemmmodel.spec import list_specs
 
@@ -84,102 +50,6 @@ def parse_shape(size) -> tuple[int, int, int, int]:
     if len(vals) != 4 or min(vals) < 1:
         raise BadArgument(f"bad size {size!r}: expected MxNxK[xBATCH] >= 1")
     return vals
-
-
-# ---- measured data ------------------------------------------------------------------------
-def _table_rows(spec) -> list[Measured]:
-    import csv
-
-    from gemmmodel.model.samples import DATA_DIR, VALIDATION_TABLES
-
-    out = []
-    for table, info in VALIDATION_TABLES.items():
-        if info["arch"] != str(spec.arch):
-            continue
-        size = int(info["size"])
-        with (DATA_DIR / table).open(newline="") as fh:
-            for row in csv.DictReader(fh):
-                try:
-                    t = float(row["time_ms"]) * 1e-3
-                except (TypeError, ValueError):
-                    continue
-                note = "" if info["spec"] == spec.name else f"measured on {info['spec']}"
-                out.append(Measured(row["kernel_id"].strip(), (size, size, size, 1), t,
-                                    info["source"], note))
-    return out
-
-
-def _calibration_rows(spec, root=None) -> list[Measured]:
-    from gemmmodel.calibrate.load import load
-
-    try:
-        frames = load(spec.name, root) if root else load(spec.name)
-    except (BadArgument, OSError):
-        return []
-    out = []
-    for suite, key in (("kernels", "kernel"), ("template", "config"), ("batched", None)):
-        df = frames.get(suite)
-        if df is None or df.empty:
-            continue
-        for row in df.to_dict("records"):
-            if row.get("status") != "ok" or row.get("check_passed") is False:
-                continue
-            name = str(row.get("name"))
-            if name in ("kernel", "template"):
-                kernel = param_text(row, key)
-            elif name.startswith(("occupancy", "launch")) or suite == "batched":
-                continue
-            else:
-                kernel = name                                  # vendor BLAS rows
-            t = row.get("time_s")
-            dims = [row.get(d) for d in ("M", "N", "K")]
-            if not kernel or missing(t) or any(missing(d) for d in dims):
-                continue
-            batch = row.get("batch")
-            shape = tuple(int(d) for d in dims) + (1 if missing(batch) else int(batch or 1),)
-            note = "noisy" if row.get("noisy") else ""
-            out.append(Measured(kernel, shape, float(t), f"calibration/{spec.name}/{suite}.csv",
-                                note))
-    return out
-
-
-@lru_cache(maxsize=4)
-def _sweep_rows(gpu: str, root=None) -> tuple:
-    """Every template timing of the GPU's selection and occupancy sweeps
-    (selection.all_sweeps: median of the sweep's launches)."""
-    from gemmmodel.calibrate.load import calibration_dir
-    from gemmmodel.model.selection import all_sweeps, sweep_file
-
-    try:
-        folder = calibration_dir(gpu, root) if root else calibration_dir(gpu)
-    except (BadArgument, OSError):
-        return ()
-    return tuple(Measured(config, tuple(shape), t, f"calibration/{gpu}/{sweep_file(part)}",
-                          "template sweep (median)")
-                 for part, times in all_sweeps(folder).items()
-                 for (config, shape), t in times.items())
-
-
-def _ingested_rows(spec, root=None) -> list[Measured]:
-    from gemmmodel.ingest import ingested_times, model_counterparts
-
-    return [Measured(r["kernel"], tuple(r["shape"]), float(r["time_s"]),
-                     f"ingested {r['tool']} ({r['file'].rsplit('/', 1)[-1]})",
-                     f"median of {r['launches']} launch(es)", model_counterparts(r))
-            for r in ingested_times(spec.name, root)]
-
-
-def measured_times(spec, root=None, sweeps: bool = False) -> list[Measured]:
-    """Every measured time for this GPU: ingested profiler data, calibration suites, with
-    `sweeps` the template sweeps of tile selection (~28 000 timings on the H200: explain
-    and compare look kernels up in them; the report and answers do not), shipped tables of
-    the same architecture (in that order of preference)."""
-    return (_ingested_rows(spec, root) + _calibration_rows(spec, root)
-            + (list(_sweep_rows(spec.name, root)) if sweeps else []) + _table_rows(spec))
-
-
-def measured_for(measured: list[Measured], kernel: str, shape) -> list[Measured]:
-    return [m for m in measured if m.kernel == kernel and tuple(m.shape) == tuple(shape)]
 
 
 # ---- resources and prediction -------------------------------------------------------------

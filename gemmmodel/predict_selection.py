@@ -68,7 +68,7 @@ def sweep_times(folder: Path) -> dict:
     (selection_sweep.csv) where present, else the checked template rows of template.csv;
     plus the vendor BLAS times per shape of template.csv under ("vendor:<name>", shape)."""
     from gemmmodel.calibrate.load import load
-    from gemmmodel.explain import missing, param_text
+    from gemmmodel.measured import missing, param_text
 
     out: dict = {}
     sweep = folder / SWEEP_FILE

@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from gemmmodel import KERNELS_DIR, PROJECT_DIR
-from gemmmodel.explain import explain_kernel, measured_times
+from gemmmodel.explain import explain_kernel
+from gemmmodel.measured import measured_times
 from gemmmodel.model import load_calib
 from gemmmodel.model.inner import (
     inner_loop_rate,

@@ -8,14 +8,8 @@ or the model's estimate; the report never runs a compiler (reproducible, fast).
 from __future__ import annotations
 
 from gemmmodel.errors import GemmModelError
-from gemmmodel.explain import (
-    DEFAULT_SIZE,
-    key_times,
-    measured_times,
-    parse_shape,
-    predict_ref,
-    resources,
-)
+from gemmmodel.explain import DEFAULT_SIZE, key_times, parse_shape, predict_ref, resources
+from gemmmodel.measured import measured_times
 
 #: Scatter points per GPU at most (the template sweep can be large; kept in file order).
 MAX_POINTS = 3000
