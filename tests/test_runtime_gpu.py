@@ -118,3 +118,28 @@ def test_vendor_blas_is_true_fp32(rt):
         blas.sgemm(m, n, k, alpha, a, b, beta, c)
     res = check_gemm(rt, launch, m, n, k)
     assert res.passed and res.rel_err < 1e-5  # TF32 would give ~3e-4
+
+
+def test_inner_loop_micro_places_blocks_and_stays_under_the_peak(rt):
+    """Run N's microbenchmark (tools/device/inner_loop.py) on this GPU: every SM holds nb
+    blocks at once, the FMA rate per scheduler stays at or below the FP32 peak (1 warp FMA
+    per clock), and two warps per scheduler issue faster than one (H200: 0.66 -> 0.81)."""
+    import sys
+
+    from gemmmodel import PROJECT_DIR
+
+    if rt.vendor != "nvidia":
+        pytest.skip("the inner-loop microbenchmark is NVIDIA-only (%globaltimer, %smid)")
+    sys.path.insert(0, str(PROJECT_DIR / "tools" / "device"))
+    import inner_loop
+
+    sms = int(rt.device_info()["sms"])
+    name = "64x128x16/8x8/p4"
+    cfg, module, attrs = inner_loop.open_config(rt, name)
+    rows = [inner_loop.measure(rt, sms, name, cfg, module, attrs, nb, repeats=2)
+            for nb in (1, 2)]
+    for nb, row in zip((1, 2), rows):
+        assert row["sms_used"] == sms and row["blocks_per_sm_seen"] == [nb]
+        assert row["min_blocks_at_once"] == nb
+        assert 0.2 < row["fma_rate_per_scheduler"] <= 1.02
+    assert rows[1]["fma_rate_per_scheduler"] > 1.05 * rows[0]["fma_rate_per_scheduler"]

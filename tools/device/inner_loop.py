@@ -70,12 +70,73 @@ def blocks_smem(rt, module, threads: int, nb: int, static: int) -> int | None:
     return lo if rt.occupancy(module, "mb_inner_loop", threads, lo) == nb else None
 
 
+def open_config(rt, name: str):
+    """(TileConfig, module, function attributes) of `name`'s inner-loop build, set up for
+    the largest dynamic shared memory and carveout."""
+    from gemmmodel import KERNELS_DIR
+    from gemmmodel.template import parse_name
+
+    cfg = parse_name(name)
+    module = rt.compile_file(f"{KERNELS_DIR}/micro/inner_loop.cu", ["mb_inner_loop"],
+                             cfg.defines())
+    attrs = rt.function_attributes(module, "mb_inner_loop")
+    rt.set_max_dynamic_shared(module, "mb_inner_loop",
+                              SMEM_PER_SM - attrs["static_smem_bytes"] - 1024)
+    prefer_all_shared(rt, module)
+    return cfg, module, attrs
+
+
+def measure(rt, sms: int, name: str, cfg, module, attrs, nb: int,
+            repeats: int = REPEATS) -> dict | None:
+    """One point: nb blocks on every SM (None where nb do not fit), timed `repeats` times
+    after a warm-up (module docstring)."""
+    threads = cfg.bm * cfg.bn // (cfg.tm * cfg.tn)
+    warps = threads // 32
+    fma_per_rep = cfg.tm * cfg.tn * cfg.bk     # warp FMA instructions per warp and rep
+    reps = max(1, WARP_FMA_PER_LAUNCH // fma_per_rep)
+    dyn = blocks_smem(rt, module, threads, nb, attrs["static_smem_bytes"])
+    if dyn is None:
+        return None
+    grid = sms * nb
+    timing = rt.alloc(8 * 4 * grid)
+    smids = rt.alloc(4 * grid)
+    sink = rt.alloc(4 * grid * threads)
+    spans, clocks, together, secs = [], [], [], []
+    for i in range(repeats + 1):   # the first launch is a warm-up
+        secs.append(rt.time_s(lambda: rt.launch(
+            module, "mb_inner_loop", (grid, 1, 1), (threads, 1, 1),
+            [np.int32(reps), timing, smids, sink], shared_bytes=dyn)))
+        t = rt.download(timing, (grid, 4), np.uint64).astype(np.float64)
+        sm = rt.download(smids, (grid,), np.uint32)
+        if i == 0:
+            continue
+        clocks.append(float(np.median(t[:, 0] / t[:, 1])))   # cycles per ns
+        per_sm = [t[sm == s] for s in np.unique(sm)]
+        spans.append(float(np.median([b[:, 3].max() - b[:, 2].min() for b in per_sm])))
+        together.append(min(concurrent(b[:, 2], b[:, 3]) for b in per_sm))
+    counts = Counter(sm.tolist())
+    rt.free(timing)
+    rt.free(smids)
+    rt.free(sink)
+    w = nb * warps / 4
+    span_clk = float(np.median(spans)) * float(np.median(clocks))
+    fma_per_scheduler = nb * warps * reps * fma_per_rep / 4
+    return {"config": name, "tm": cfg.tm, "tn": cfg.tn, "bk": cfg.bk,
+            "threads": threads, "regs": attrs["regs"], "blocks_per_sm": nb,
+            "dynamic_smem_bytes": dyn, "warps_per_scheduler": w, "reps": reps,
+            "sm_span_ns_median": float(np.median(spans)),
+            "sm_clock_ghz": float(np.median(clocks)),
+            "kernel_s_median": float(np.median(secs[1:])),
+            "sms_used": len(counts), "blocks_per_sm_seen": sorted(set(counts.values())),
+            "min_blocks_at_once": int(min(together)),
+            "fma_rate_per_scheduler": fma_per_scheduler / span_clk,
+            "cycles_per_kstep_per_warp": span_clk / (reps * cfg.bk) / w}
+
+
 def main() -> int:
     from pathlib import Path
 
-    from gemmmodel import KERNELS_DIR
     from gemmmodel.runtime import get_runtime
-    from gemmmodel.template import parse_name
 
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     rt = get_runtime("nvidia")
@@ -83,57 +144,16 @@ def main() -> int:
     sms = int(info["sms"])
     rows = []
     for name in CONFIGS:
-        cfg = parse_name(name)
-        module = rt.compile_file(f"{KERNELS_DIR}/micro/inner_loop.cu", ["mb_inner_loop"],
-                                 cfg.defines())
-        attrs = rt.function_attributes(module, "mb_inner_loop")
-        rt.set_max_dynamic_shared(module, "mb_inner_loop", SMEM_PER_SM - attrs["static_smem_bytes"]
-                                  - 1024)
-        prefer_all_shared(rt, module)
-        threads = cfg.bm * cfg.bn // (cfg.tm * cfg.tn)
-        warps = threads // 32
-        fma_per_rep = cfg.tm * cfg.tn * cfg.bk     # warp FMA instructions per warp and rep
-        reps = max(1, WARP_FMA_PER_LAUNCH // fma_per_rep)
+        cfg, module, attrs = open_config(rt, name)
+        warps = cfg.bm * cfg.bn // (cfg.tm * cfg.tn) // 32
         for nb in range(1, 4 * MAX_W // warps + 1):
-            dyn = blocks_smem(rt, module, threads, nb, attrs["static_smem_bytes"])
-            if dyn is None:
+            row = measure(rt, sms, name, cfg, module, attrs, nb)
+            if row is None:
                 break
-            grid = sms * nb
-            timing = rt.alloc(8 * 4 * grid)
-            smids = rt.alloc(4 * grid)
-            sink = rt.alloc(4 * grid * threads)
-            spans, clocks, together, secs = [], [], [], []
-            for i in range(REPEATS + 1):   # the first launch is a warm-up
-                secs.append(rt.time_s(lambda: rt.launch(
-                    module, "mb_inner_loop", (grid, 1, 1), (threads, 1, 1),
-                    [np.int32(reps), timing, smids, sink], shared_bytes=dyn)))
-                t = rt.download(timing, (grid, 4), np.uint64).astype(np.float64)
-                sm = rt.download(smids, (grid,), np.uint32)
-                if i == 0:
-                    continue
-                clocks.append(float(np.median(t[:, 0] / t[:, 1])))   # cycles per ns
-                per_sm = [t[sm == s] for s in np.unique(sm)]
-                spans.append(float(np.median([b[:, 3].max() - b[:, 2].min() for b in per_sm])))
-                together.append(min(concurrent(b[:, 2], b[:, 3]) for b in per_sm))
-            counts = Counter(sm.tolist())
-            rt.free(timing); rt.free(smids); rt.free(sink)
-            w = nb * warps / 4
-            span_clk = float(np.median(spans)) * float(np.median(clocks))
-            fma_per_scheduler = nb * warps * reps * fma_per_rep / 4
-            row = {"config": name, "tm": cfg.tm, "tn": cfg.tn, "bk": cfg.bk,
-                   "threads": threads, "regs": attrs["regs"], "blocks_per_sm": nb,
-                   "dynamic_smem_bytes": dyn, "warps_per_scheduler": w, "reps": reps,
-                   "sm_span_ns_median": float(np.median(spans)),
-                   "sm_clock_ghz": float(np.median(clocks)),
-                   "kernel_s_median": float(np.median(secs[1:])),
-                   "sms_used": len(counts), "blocks_per_sm_seen": sorted(set(counts.values())),
-                   "min_blocks_at_once": int(min(together)),
-                   "fma_rate_per_scheduler": fma_per_scheduler / span_clk,
-                   "cycles_per_kstep_per_warp": span_clk / (reps * cfg.bk) / (nb * warps / 4)}
             rows.append(row)
-            print(f"{name:20s} regs {attrs['regs']:3d} nb {nb:2d} w {w:4.2f} "
-                  f"placed {row['blocks_per_sm_seen']} on {len(counts)} SMs, "
-                  f">= {row['min_blocks_at_once']} at once: FMA rate "
+            print(f"{name:20s} regs {attrs['regs']:3d} nb {nb:2d} "
+                  f"w {row['warps_per_scheduler']:4.2f} placed {row['blocks_per_sm_seen']} "
+                  f"on {row['sms_used']} SMs, >= {row['min_blocks_at_once']} at once: FMA rate "
                   f"{row['fma_rate_per_scheduler']:.3f}", flush=True)
     write_doc(out_dir, "inner_loop.json", rt, info,
               "tools/device/inner_loop.py, kernels/micro/inner_loop.cu", indent=1,
