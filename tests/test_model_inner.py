@@ -115,15 +115,16 @@ def test_lone_warp_miss_is_outside_the_inner_loop():
 
 
 def test_no_inner_loop_split_for_catalogue_kernels_or_without_a_table():
-    assert explain_kernel("7.4", "h200", None, allow_compile=False)["inner_loop"] is None
-    root = _h200_template("64x128x16/8x8/p4", "4096x4096x4096")
-    params = {"TM": 8, "TN": 8, "BK": 16, "vector_width": 4}
     from gemmmodel.model.terms import Term
 
-    assert inner_loop_time((), params, Term("x", 0, "s", "")) is None
-    assert root["inner_loop"] is not None
+    # a catalogue kernel's loop is not the template's compute(); gfx908 has no run N table
+    assert explain_kernel("7.4", "h200", None, allow_compile=False)["inner_loop"] is None
     assert explain_kernel("64x128x16/8x8/p4", "gfx908", None,
                           allow_compile=False)["inner_loop"] is None
+    params = {"TM": 8, "TN": 8, "BK": 16, "vector_width": 4}
+    assert inner_loop_time((), params, Term("x", 0, "s", "")) is None
+    assert inner_loop_time(TABLE, {**params, "vector_width": 1}, Term("x", 0, "s", "")) is None
+    assert _h200_template("64x128x16/8x8/p4", "4096x4096x4096")["inner_loop"] is not None
 
 
 def test_report_measurements_leave_the_sweeps_out():
