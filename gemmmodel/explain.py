@@ -285,7 +285,8 @@ def explain_kernel(name: str, gpu: str | None = None, size=None, allow_compile: 
 def compare(names: list[str], gpu: str | None = None, size=None, allow_compile: bool = True,
             root=None) -> dict:
     """Several kernels / configs side by side, fastest predicted first, with the terms that
-    separate each from the next faster one."""
+    separate each from the next faster one and, for template configs, the inner-loop split
+    (what the measured and the predicted time spend outside the inner loop)."""
     from gemmmodel.catalogue import resolve
     from gemmmodel.model import load_calib
     from gemmmodel.spec import load_spec
@@ -306,7 +307,8 @@ def compare(names: list[str], gpu: str | None = None, size=None, allow_compile: 
                       "bottleneck": pred.bottleneck, "facts_source": source,
                       "resources": resources(pred, spec), "key_times": key_times(pred.root),
                       "measured_s": rows[0].time_s if rows else None,
-                      "measured_source": rows[0].source if rows else None})
+                      "measured_source": rows[0].source if rows else None,
+                      "inner_loop": _inner_loop(ref, spec, calib, pred, rows)})
     items.sort(key=lambda it: it["predicted_s"])
     for faster, slower in itertools.pairwise(items):
         slower["versus"] = {"faster": faster["name"],

@@ -190,6 +190,17 @@ def render_compare(res: dict) -> str:
         same = res["measured_order"] == res["predicted_order"]
         lines.append(f"measured order: {' < '.join(res['measured_order'])} "
                      f"({'same as' if same else 'differs from'} the predicted order)")
+    split = [it for it in res["items"] if it.get("inner_loop")]
+    if split:
+        lines.append("outside the inner loop (clk per tile iteration; the inner loop at its "
+                     "measured rate, gemmmodel.model.inner):")
+        for it in split:
+            inner = it["inner_loop"]
+            meas = inner.get("measured")
+            lines.append(f"  {it['name']:<22} inner loop {ms(inner['t_inner_s'])}; outside: "
+                         + (f"measured {meas['outside_clk_per_tile_iteration']:.0f}, "
+                            if meas else "")
+                         + f"predicted {inner['predicted']['outside_clk_per_tile_iteration']:.0f}")
     sources = {it["facts_source"] for it in res["items"]}
     lines.append("resources from: " + "; ".join(sorted(sources)))
     return "\n".join(lines)

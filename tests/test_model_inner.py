@@ -174,3 +174,23 @@ def test_rep_loop_keeps_its_fragment_reads(require_tool, tmp_path, name):
     assert len(re.findall(r"\bLDS\.128\b", body)) == per_rep_lds
     assert len(re.findall(r"\bFFMA\b", body)) >= d["TM"] * d["TN"] * d["BK"]
     assert not re.search(r"\b(LDG|LDL|STL)\b", body)
+
+
+def test_compare_shows_each_configs_split():
+    """compare: the same split per template config; at 4096^3 the 8x8/BK16 configs share
+    one inner loop (within 1 %: 3 or 4 warps per scheduler) and the measured outside time
+    orders them (64x256/db has the least)."""
+    from gemmmodel.explain import compare
+    from gemmmodel.explain_text import render_compare
+
+    names = ["64x256x16/8x8/p4", "64x256x16/8x8/p4/db", "128x64x16/8x8/p4/db"]
+    res = compare(names, "h200", "4096x4096x4096", allow_compile=False)
+    inner = {it["name"]: it["inner_loop"] for it in res["items"]}
+    times = [v["t_inner_s"] for v in inner.values()]
+    assert max(times) < 1.01 * min(times)
+    outside = {n: v["measured"]["outside_clk_per_tile_iteration"] for n, v in inner.items()}
+    assert min(outside, key=outside.get) == "64x256x16/8x8/p4/db"
+    assert max(outside, key=outside.get) == "128x64x16/8x8/p4/db"
+    text = render_compare(res)
+    assert "outside the inner loop (clk per tile iteration" in text
+    assert re.search(r"64x256x16/8x8/p4/db +inner loop [\d.]+ ms; outside: measured \d+", text)
