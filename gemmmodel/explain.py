@@ -6,7 +6,8 @@ with its full Term tree and bottleneck, every measurement of that kernel and sha
 (gemmmodel.measured: ingested profiler data, calibration/<gpu>/ suites, the template sweeps
 of tile selection, the shipped MI100 table) with the model's error, the split of the time
 at the kernel's own inner-loop rate (template configs, gemmmodel.model.inner), and the step
-from the parent kernel (measured and predicted speedup, and which terms moved). `compare(names, gpu, size)` puts several side by side with the reason for the order.
+from the parent kernel (measured and predicted speedup, and which terms moved).
+`compare(names, gpu, size)` puts several side by side with the reason for the order.
 Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.py.
 
 Resources of a kernel come, in this order, from: the committed compile-facts table
@@ -205,11 +206,12 @@ def _inner_loop(ref, spec, calib, pred, rows: list[Measured]) -> dict | None:
 
     if ref.kind != "template":
         return None
-    term = inner_loop_time(calib.inner_loop, kernel_params(ref, spec), pred.root,
-                           f"calibration/{calib.gpu}/{INNER_LOOP_FILE}")
+    source = f"calibration/{calib.gpu}/{INNER_LOOP_FILE}"
+    term = inner_loop_time(calib.inner_loop, kernel_params(ref, spec), pred.root, source)
     if term is None:
         return None
     return {"term": term.to_dict(), "t_inner_s": term.value,
+            "source": source,
             "predicted": outside_share(term, pred.time_s),
             "measured": outside_share(term, rows[0].time_s) if rows else None,
             "measured_source": rows[0].source if rows else None}

@@ -103,7 +103,7 @@ def step_line(name: str, step: dict) -> str:
 def inner_loop_lines(inner: dict) -> list[str]:
     """The inner-loop split of explain (gemmmodel.model.inner)."""
     i = inner["term"]["inputs"]
-    lines = [f"inner loop alone ({inner['term']['note'].split('(')[-1].rstrip(')')}: "
+    lines = [f"inner loop alone ({inner['source']}: "
              f"{i['TM']}x{i['TN']} tile, BK={i['BK']}, at w = {i['w']:.2f} warps per scheduler "
              f"{i['eta']:.3f} warp FMA/clk): {ms(inner['t_inner_s'])} for the kernel's FMAs"]
     for label in ("measured", "predicted"):

@@ -113,7 +113,8 @@ def all_sweeps(folder: Path) -> dict[str, dict]:
     parts = {}
     for part in ("first",) + HELDOUT_ROUNDS + ("occupancy",):
         if (Path(folder) / sweep_file(part)).is_file():
-            parts[part] = _times(_round_rows(folder, sweep_file(part), "", "sweep"), "median_s")
+            parts[part] = (occupancy_measured(folder) if part == "occupancy" else
+                           sweep_measured(folder, "" if part == "first" else part))
     return parts
 
 

@@ -6,8 +6,8 @@
 // keeps the compiler from hoisting the loop-invariant fragment reads out of the rep loop.
 // Each block writes its cycles, its start and end (%globaltimer ns) and its SM id, so the
 // host checks how many blocks ran on an SM at once and times each SM from its first start
-// to its last end. What it measures: the FMA issue rate of the FMA + LDS loop at a given number of
-// warps per scheduler.
+// to its last end. What it measures: the FMA issue rate of the FMA + LDS loop at a given
+// number of warps per scheduler.
 #include "mb_timer.h"
 #include "template/sgemm_tile.cu"
 

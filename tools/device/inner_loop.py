@@ -56,10 +56,9 @@ def concurrent(starts, ends) -> int:
 
 def blocks_smem(rt, module, threads: int, nb: int, static: int) -> int | None:
     """Dynamic shared bytes with which exactly nb blocks fit on an SM (None: cannot)."""
-    if rt.occupancy(module, "mb_inner_loop", threads, 0) < nb:
-        return None
-    if nb == rt.occupancy(module, "mb_inner_loop", threads, 0):
-        return 0
+    most = rt.occupancy(module, "mb_inner_loop", threads, 0)
+    if most <= nb:
+        return 0 if most == nb else None
     lo, hi = 0, SMEM_PER_SM - static
     while hi - lo > 128:   # largest dynamic size that still lets nb blocks fit
         mid = (lo + hi) // 2
