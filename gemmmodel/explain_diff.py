@@ -1,7 +1,8 @@
 """Differences between two prediction term trees: which time term moved, and why.
 
 `term_diff(a, b)` compares two Term trees (gemmmodel.model.terms) of the same model:
-`moved` lists the key time terms by how much they changed (s); `lead` is the one that
+`moved` lists the key time terms by how much they changed (s; a term only one tree holds,
+the cp.async wait, counts 0 s in the other); `lead` is the one that
 explains the change of the total (of the terms that add up to it, the one that moved most
 in the total's direction; inside t_pipes_s, the dominant pipe when it carries at least half
 of the change); `drivers` are the lead's changed inputs, then the terms under it, then the
@@ -14,9 +15,12 @@ import math
 
 #: The time terms of a prediction's tree that add up (or max) to the total.
 KEY_TERMS = ("t_total_s", "t_pipes_s", "t_issue_s", "t_lds_s", "t_l2_s", "t_dram_s",
-             "t_spawn_s", "t_latency_s", "t_launch_s", "t_ramp_s")
+             "t_spawn_s", "t_latency_s", "t_async_wait_s", "t_launch_s", "t_ramp_s")
 #: The terms whose sum is t_total_s (model/combine.py).
-TOP_TERMS = ("t_pipes_s", "t_latency_s", "t_launch_s", "t_ramp_s")
+TOP_TERMS = ("t_pipes_s", "t_latency_s", "t_async_wait_s", "t_launch_s", "t_ramp_s")
+#: Top terms a tree holds only where they apply (the cp.async wait: cp.async double
+#: buffers only); a tree without one spends 0 s on it.
+OPTIONAL_TERMS = ("t_async_wait_s",)
 #: A step "changed nothing" when its speedup is within 1 +- BAND (a choice of this tool,
 #: about the run-to-run spread of GPU timings; not a measured figure).
 BAND = 0.02
@@ -83,13 +87,21 @@ def _lead(moved: list[dict], ka: dict, kb: dict) -> str | None:
 
 
 def _input_drivers(path: str, pa: dict, pb: dict) -> list[dict]:
-    """Numeric inputs of the lead term that changed (e.g. w, q of t_pipes_s)."""
+    """Numeric inputs of the lead term that changed (e.g. w, q of t_pipes_s); a term only
+    one tree holds (OPTIONAL_TERMS) has its inputs at 0 in the other."""
     ta, tb = pa.get(path), pb.get(path)
-    if ta is None or tb is None:
+    if ta is None and tb is None:
         return []
+    here = ta if ta is not None else tb
+    if ta is None or tb is None:
+        zero = {k: 0.0 for k, v in here.inputs.items() if isinstance(v, (int, float))}
+        ins_a = here.inputs if ta is not None else zero
+        ins_b = here.inputs if tb is not None else zero
+    else:
+        ins_a, ins_b = ta.inputs, tb.inputs
     out = []
-    for key, va in ta.inputs.items():
-        vb = tb.inputs.get(key)
+    for key, va in ins_a.items():
+        vb = ins_b.get(key)
         if key == "base_s":
             continue
         if isinstance(va, bool) or not isinstance(va, (int, float)) or \
@@ -97,7 +109,7 @@ def _input_drivers(path: str, pa: dict, pb: dict) -> list[dict]:
             continue
         change = _log_ratio(float(va), float(vb))
         if change >= 1e-3:
-            out.append({"term": f"{ta.name}.{key}", "path": path, "from": float(va),
+            out.append({"term": f"{here.name}.{key}", "path": path, "from": float(va),
                         "to": float(vb), "unit": "s" if key.endswith("_s") else "",
                         "under_lead": True, "log_change": min(change, 99.0)})
     return sorted(out, key=lambda d: -d["log_change"])
@@ -108,12 +120,17 @@ def term_diff(root_a, root_b, top: int = 3) -> dict:
     one that explains the change, _lead) and `drivers` (the lead's changed inputs, then the
     terms under it, then other terms, by relative change)."""
     ka, kb = key_times(root_a), key_times(root_b)
+    for name in OPTIONAL_TERMS:
+        if name in ka or name in kb:
+            ka.setdefault(name, 0.0)
+            kb.setdefault(name, 0.0)
     moved = [{"term": name, "from": ka[name], "to": kb[name], "delta_s": kb[name] - ka[name]}
              for name in KEY_TERMS if name in ka and name in kb and name != "t_total_s"]
     moved.sort(key=lambda r: -abs(r["delta_s"]))
     pa, pb = _paths(root_a), _paths(root_b)
     lead = _lead(moved, ka, kb)
-    lead_path = next((p for p, t in pa.items() if t.name == lead and p.count("/") <= 2), None)
+    lead_path = next((p for tree in (pa, pb) for p, t in tree.items()
+                      if t.name == lead and p.count("/") <= 2), None)
     drivers = _input_drivers(lead_path, pa, pb) if lead_path else []
     for path, ta in pa.items():
         tb = pb.get(path)

@@ -25,8 +25,8 @@ def _check_structure(res):
     assert slower["faster"] == res["items"][0]["name"]
     assert slower["predicted_ratio"] == pytest.approx(times[1] / times[0])
     assert slower["lead"]["term"] in ("t_pipes_s", "t_issue_s", "t_lds_s", "t_l2_s",
-                                      "t_dram_s", "t_spawn_s", "t_latency_s", "t_launch_s",
-                                      "t_ramp_s")
+                                      "t_dram_s", "t_spawn_s", "t_latency_s",
+                                      "t_async_wait_s", "t_launch_s", "t_ramp_s")
     # the lead moved in the direction of the total (slower side is slower)
     assert slower["lead"]["delta_s"] > 0
 
@@ -55,6 +55,23 @@ def test_compare_catalogue_kernels_with_measured_order():
     # the MI100 seed table times all three: the measured order is reported
     assert sorted(res["measured_order"]) == sorted(["7.3", "7.4", "1"])
     assert res["measured_order"][-1] == "1"
+
+
+def test_compare_names_the_cp_async_wait_that_only_one_build_has():
+    # 64x256x16/8x8/p4 and its /db build at 4096^3 on the H200: the model's pipes put /db
+    # slightly ahead; its per-iteration cp.async wait (a term only the /db tree holds) is
+    # what makes it the slower prediction, and the reason must say so (not a pipe that moved
+    # the other way)
+    res = compare(["64x256x16/8x8/p4", "64x256x16/8x8/p4/db"], "h200", "4096x4096x4096",
+                  allow_compile=False)
+    _check_structure(res)
+    slower = res["items"][1]
+    assert slower["name"] == "64x256x16/8x8/p4/db"
+    lead = slower["versus"]["lead"]
+    assert lead["term"] == "t_async_wait_s" and lead["from"] == 0.0 and lead["to"] > 0
+    drivers = {d["term"]: d for d in slower["versus"]["drivers"]}
+    assert drivers["t_async_wait_s.n_async_iters"]["from"] == 0.0
+    assert drivers["t_async_wait_s.n_async_iters"]["to"] > 0
 
 
 def test_compare_cli_text_and_json(capsys):
