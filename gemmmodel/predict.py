@@ -16,7 +16,9 @@ calibration/register_estimate.csv (estimator.py; `estimator_error(spec)` summari
 
 `verify(result)` runs the top configs on this machine's GPU (gemmmodel.runtime) and
 returns measured vs predicted. `selection_summary(calibration_dir)` scores the predicted
-choice against a committed template sweep (predict_selection.py).
+choice against a committed template sweep (predict_selection.py). `track_record(gpu)` says
+how close timing the first k configs of a pre-registered ranking came to the swept best
+(gemmmodel.model.shortlist): how long a shortlist `--verify --top k` should time.
 """
 
 from __future__ import annotations
@@ -204,20 +206,42 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
             "calibration": {"folder": calib.source, "fitted": bool(calib.fit),
                             "measured_values": sorted(calib.values)},
             "estimator": estimator_error(spec),
+            "track_record": track_record(spec.name, root),
             "timing_s": {"search_space": t_space, "rank": t_rank,
                          "total": time.perf_counter() - t0, "jobs": jobs},
             "top": best}
 
 
+def track_record(gpu: str, root=None) -> dict | None:
+    """How far the first k configs of a pre-registered ranking landed from the swept best
+    (gemmmodel.model.shortlist) on `gpu`, else on the calibrated NVIDIA GPU (`same_gpu`
+    False: another GPU's record, the only one there is); None without any round."""
+    from gemmmodel.answers_more import default_nvidia
+    from gemmmodel.model.calib import calibration_name, fit_path
+    from gemmmodel.model.shortlist import shortlist_record
+
+    for name in dict.fromkeys((gpu, default_nvidia())):
+        rec = shortlist_record(fit_path(calibration_name(name, root), root).parent)
+        if rec is not None:
+            rec.pop("rows")
+            return {"gpu": name, "same_gpu": name == gpu, **rec}
+    return None
+
+
 def verify(result: dict, budget_s: float = 0.5, runtime=None) -> dict:
     """Compile, check and time the ranked top configs on this machine's GPU; adds
-    measured_s / error per config and the measured order. Raises NoGpu without a GPU."""
+    measured_s / error per config and the measured order. Raises NoGpu without a GPU and
+    BadArgument for a batched shape (it would time another shape)."""
     from gemmmodel.catalogue import resolve
     from gemmmodel.runtime import get_runtime
     from gemmmodel.runtime.runner import run_refs
 
-    rt = runtime or get_runtime()
     shape = result["shape"]
+    if shape["batch"] != 1:
+        raise BadArgument("--verify times the tile kernel at MxNxK only; a batched shape's "
+                          "configs are timed by tools/device/acceptance.py sweep --shapes "
+                          "MxNxKxB on the GPU machine")
+    rt = runtime or get_runtime()
     size = (shape["M"], shape["N"], shape["K"])
     refs = [resolve(item["name"]) for item in result["top"]]
     rows = run_refs(rt, refs, [size], check=True, budget_s=budget_s)

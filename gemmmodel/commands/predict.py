@@ -50,6 +50,21 @@ def _estimator_line(est: dict | None) -> str:
             f"{100 * m['min_error']:+.0f}% .. {100 * m['max_error']:+.0f}%")
 
 
+def track_record_line(rec: dict | None, gpu: str) -> str:
+    """One line: the best of the predicted top k as % of the swept best, per k."""
+    if not rec:
+        return "track record: no pre-registered selection round is committed for any GPU"
+    ks = " / ".join(str(r["k"]) for r in rec["per_k"])
+    mean = " / ".join(f"{r['mean_pct_of_best']:.1f}" for r in rec["per_k"])
+    low = " / ".join(f"{r['min_pct_of_best']:.1f}" for r in rec["per_k"])
+    where = rec["gpu"] if rec["same_gpu"] else \
+        f"{rec['gpu']}, another GPU: none for {gpu}"
+    return (f"track record ({where}; {rec['shapes']} shapes of {len(rec['rounds'])} "
+            f"pre-registered rounds, ranked before their sweeps): the fastest of the top "
+            f"{ks} ran at mean {mean} % of the swept best (min {low} %); "
+            "--verify --top K times the top K here")
+
+
 def render(res: dict) -> str:
     g, s = res["gpu"], res["shape"]
     t = res["timing_s"]
@@ -85,6 +100,8 @@ def render(res: dict) -> str:
             err = f", error {100 * item['error']:+.1f}%" if item.get("error") is not None else ""
             lines.append(f"     measured {meas} ({item['verify_status']}{err})"
                          + (f": {item['verify_reason']}" if item.get("verify_reason") else ""))
+    if "track_record" in res:
+        lines.append(track_record_line(res["track_record"], g["name"]))
     if res.get("verify"):
         v = res["verify"]
         lines.append(f"verify on {v['device'].get('name')}: measured order "

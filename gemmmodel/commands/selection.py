@@ -67,6 +67,15 @@ def render_posthoc(res: dict) -> str:
                          f"{100 * err['mape']:.1f}%, median {100 * err['median_ape']:.1f}%, "
                          f"{100 * err['within_10pct']:.0f}% within 10%, "
                          f"{100 * err['within_25pct']:.0f}% within 25%")
+    rec = res.get("shortlist")
+    if rec:
+        lines.append(f"  the fastest of the recorded top k, every pre-registered shape "
+                     f"({rec['shapes']} shapes; gemmmodel.model.shortlist)")
+        lines.append(f"    {'k':>4} {'min %':>7} {'mean %':>7} {'>= 95 %':>8} {'>= 98 %':>8}")
+        for r in rec["per_k"]:
+            lines.append(f"    {r['k']:>4} {r['min_pct_of_best']:>7.1f} "
+                         f"{r['mean_pct_of_best']:>7.1f} {100 * r['share_at_95']:>7.0f}% "
+                         f"{100 * r['share_at_98']:>7.0f}%")
     return "\n".join(lines)
 
 

@@ -118,6 +118,15 @@ def all_sweeps(folder: Path) -> dict[str, dict]:
     return parts
 
 
+def committed_rounds(folder: Path) -> list[str]:
+    """The rounds ("" = the first, then HELDOUT_ROUNDS in order) whose ranking and sweep
+    are both committed in `folder`."""
+    folder = Path(folder)
+    return [r for r in ("", *HELDOUT_ROUNDS)
+            if (folder / _round_file(RECORD_FILE, r)).is_file()
+            and (folder / _round_file(SWEEP_FILE, r)).is_file()]
+
+
 def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
     """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
     rows = _round_rows(folder, RECORD_FILE, round_, "pre-registered ranking")
@@ -229,7 +238,8 @@ def selection_comparison(gpu: str, root=None) -> dict:
     ranking (as recorded) and its post hoc re-ranking with the current model
     (selection_sweep.csv); each held-out round of HELDOUT_ROUNDS that has both files, as
     recorded; every pre-registered shape together; the current model on the held-out
-    shapes (post hoc)."""
+    shapes (post hoc). `shortlist`: the best of the recorded top k per k over every
+    pre-registered shape (gemmmodel.model.shortlist)."""
     from gemmmodel.model.calib import calibration_name, fit_path
     from gemmmodel.spec import load_spec
 
@@ -250,10 +260,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
     held_measured = {}
-    for round_ in HELDOUT_ROUNDS:
-        if not ((folder / _round_file(RECORD_FILE, round_)).is_file()
-                and (folder / _round_file(SWEEP_FILE, round_)).is_file()):
-            continue
+    for round_ in [r for r in committed_rounds(folder) if r]:
         h_ranks, h_meta = preregistered(folder, round_)
         h_measured = sweep_measured(folder, round_)
         held_measured.update(h_measured)
@@ -287,11 +294,15 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                        f"sweep ({OCCUPANCY_FILE}, run L)",
                               "shapes": o_rows, **summary(o_rows),
                               "time_error": time_error(o_measured, o_preds)}
+    from gemmmodel.model.shortlist import shortlist_record
+
+    record = shortlist_record(folder)
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
-            "targets": TARGETS, "order": list(parts), **parts}
+            "targets": TARGETS, "order": list(parts), **parts,
+            "shortlist": {k: v for k, v in record.items() if k != "rows"} if record else None}
 
 
 __all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
-           "all_sweeps", "occupancy_measured", "posthoc_predictions", "preregistered",
+           "all_sweeps", "committed_rounds", "occupancy_measured", "posthoc_predictions", "preregistered",
            "recorded_times", "score", "selection_comparison", "summary", "sweep_file",
            "swept_components", "sweep_measured", "time_error"]
