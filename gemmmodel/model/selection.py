@@ -143,15 +143,21 @@ def recorded_times(folder: Path, round_: str = "") -> dict:
                   "predicted_s")
 
 
+def ranked_shapes(measured: dict, order_key: dict):
+    """(shape, configs ranked by `order_key`) per shape of `measured`, shapes sorted; configs
+    without a key are left out, shapes without any are skipped."""
+    for shape in sorted({s for _, s in measured}):
+        names = sorted(n for n, s in measured if s == shape and (n, s) in order_key)
+        if names:
+            yield shape, sorted(names, key=lambda n: (order_key[(n, shape)], n))
+
+
 def score(measured: dict, order_key: dict) -> list[dict]:
     """Per shape: the measured best, the ranked choice and the top1/top3 scores (module doc).
     `order_key` maps (config, shape) to a sort key (smaller = predicted faster)."""
     rows = []
-    for shape in sorted({s for _, s in measured}):
-        names = sorted(n for n, s in measured if s == shape and (n, s) in order_key)
-        if not names:
-            continue
-        ranked = sorted(names, key=lambda n: (order_key[(n, shape)], n))
+    for shape, ranked in ranked_shapes(measured, order_key):
+        names = sorted(ranked)
         best = min(names, key=lambda n: measured[(n, shape)])
         t_best = measured[(best, shape)]
         rows.append({"shape": shape_text(shape), "configs": len(names),
@@ -241,6 +247,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
     shapes (post hoc). `shortlist`: the best of the recorded top k per k over every
     pre-registered shape (gemmmodel.model.shortlist)."""
     from gemmmodel.model.calib import calibration_name, fit_path
+    from gemmmodel.model.shortlist import best_of_top, summarise  # it imports this module
     from gemmmodel.spec import load_spec
 
     spec = load_spec(gpu)
@@ -248,6 +255,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
     measured = sweep_measured(folder)
     ranks, meta = preregistered(folder)
     pre_rows = score(measured, ranks)
+    short_rows = best_of_top(measured, ranks)
     preds = posthoc_predictions(folder, spec, list(measured))
     post_rows = score(measured, preds)
     fit_file = folder / "fit.json"
@@ -265,6 +273,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
         h_measured = sweep_measured(folder, round_)
         held_measured.update(h_measured)
         h_rows = score(h_measured, h_ranks)
+        short_rows += best_of_top(h_measured, h_ranks)
         parts[round_] = {"label": f"pre-registered, held-out round {round_} (recorded at "
                                   f"{str(h_meta.get('commit_before_recording', '?'))[:7]}): "
                                   "ranked before its sweep, shapes never swept or fitted before",
@@ -294,15 +303,12 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                        f"sweep ({OCCUPANCY_FILE}, run L)",
                               "shapes": o_rows, **summary(o_rows),
                               "time_error": time_error(o_measured, o_preds)}
-    from gemmmodel.model.shortlist import shortlist_record
-
-    record = shortlist_record(folder)
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
             "targets": TARGETS, "order": list(parts), **parts,
-            "shortlist": {k: v for k, v in record.items() if k != "rows"} if record else None}
+            "shortlist": {"shapes": len(short_rows), "per_k": summarise(short_rows)}}
 
 
 __all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
-           "all_sweeps", "committed_rounds", "occupancy_measured", "posthoc_predictions", "preregistered",
-           "recorded_times", "score", "selection_comparison", "summary", "sweep_file",
+           "all_sweeps", "committed_rounds", "occupancy_measured", "posthoc_predictions",
+           "preregistered", "ranked_shapes", "recorded_times", "score", "selection_comparison", "summary", "sweep_file",
            "swept_components", "sweep_measured", "time_error"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gemmmodel.model.selection import (committed_rounds, preregistered, shape_text,
-                                       sweep_measured)
+from gemmmodel.model.selection import (committed_rounds, preregistered, ranked_shapes,
+                                       shape_text, sweep_measured)
 
 #: The shortlist lengths reported (1 and 3: the issue's top-1 / top-3).
 SHORTLIST_K = (1, 3, 5, 10, 20, 40)
@@ -28,14 +28,10 @@ SHORTLIST_LEVELS = (95.0, 98.0)
 def best_of_top(measured: dict, order_key: dict, ks=SHORTLIST_K) -> list[dict]:
     """Per shape of `measured` {(config, shape): s}: {k: best of the top k as % of best},
     the ranking by `order_key` {(config, shape): key} (smaller = predicted faster; configs
-    without a key are left out, as in selection.score)."""
+    without a key are left out: selection.ranked_shapes, as selection.score ranks)."""
     rows = []
-    for shape in sorted({s for _, s in measured}):
-        names = [n for n, s in measured if s == shape and (n, s) in order_key]
-        if not names:
-            continue
-        ranked = sorted(names, key=lambda n: (order_key[(n, shape)], n))
-        t_best = min(measured[(n, shape)] for n in names)
+    for shape, ranked in ranked_shapes(measured, order_key):
+        t_best = min(measured[(n, shape)] for n in ranked)
         best_so_far, pct = float("inf"), {}
         for i, name in enumerate(ranked, 1):
             best_so_far = min(best_so_far, measured[(name, shape)])
@@ -43,7 +39,7 @@ def best_of_top(measured: dict, order_key: dict, ks=SHORTLIST_K) -> list[dict]:
                 pct[i] = 100.0 * t_best / best_so_far
         for k in ks:                      # k beyond the configs: the whole space, 100 %
             pct.setdefault(k, 100.0 * t_best / best_so_far)
-        rows.append({"shape": shape_text(shape), "configs": len(names),
+        rows.append({"shape": shape_text(shape), "configs": len(ranked),
                      "best_of_top_pct": pct})
     return rows
 
