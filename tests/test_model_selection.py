@@ -236,6 +236,14 @@ def _check_heldout_round(index, commit, documented):
     return measured
 
 
+def _recorded_time_error(measured, round_, mape, tol):
+    """The time error of the times recorded with `round_`'s ranking against its sweep: one
+    per swept config, MAPE as documented (`tol`)."""
+    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", round_))
+    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(mape, abs=tol)
+    return err
+
+
 def test_fourth_heldout_round_was_recorded_with_the_round_trip_model_and_scores_as_documented():
     # recorded on the commit that added the load round trips, before the sweep;
     # docs/selection.md: min top1 71.8 %, mean 84.6 %; min top3 75.8 %, mean 91.3 %
@@ -264,8 +272,7 @@ def test_seventh_heldout_round_was_recorded_with_model_changes_10_and_11():
     # mean 88.2 %
     measured = _check_heldout_round(6, "3c1fc36", (59.6, 87.6, 59.9, 88.2))
     assert len(measured) == 6 * 372
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout7"))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.1266, abs=0.0005)
+    _recorded_time_error(measured, "heldout7", 0.1266, 0.0005)
 
 
 def test_eighth_heldout_round_was_recorded_with_model_change_12():
@@ -273,8 +280,7 @@ def test_eighth_heldout_round_was_recorded_with_model_change_12():
     # docs/selection.md: min top1 68.7 %, mean 88.3 %; min top3 76.7 %, mean 91.7 %
     measured = _check_heldout_round(7, "4c6dd5d", (68.7, 88.3, 76.7, 91.7))
     assert len(measured) == 6 * 372
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout8"))
-    assert err["mape"] == pytest.approx(0.1412, abs=0.0005)
+    _recorded_time_error(measured, "heldout8", 0.1412, 0.0005)
 
 
 def test_ninth_heldout_round_was_recorded_with_model_change_13():
@@ -282,8 +288,7 @@ def test_ninth_heldout_round_was_recorded_with_model_change_13():
     # sweep; docs/selection.md: min top1 58.7 %, mean 79.2 %; min top3 73.2 %, mean 87.2 %;
     # its recorded times: MAPE 11.9 %, 90 % within 25 %
     measured = _check_heldout_round(8, "4833a36", (58.7, 79.2, 73.2, 87.2))
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout9"))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.1190, abs=0.0005)
+    err = _recorded_time_error(measured, "heldout9", 0.1190, 0.0005)
     assert err["within_25pct"] > 0.9
 
 
@@ -304,8 +309,7 @@ def test_tenth_heldout_round_was_recorded_with_model_change_14():
     # docs/selection.md: min top1 74.3 %, mean 94.2 %; min top3 76.1 %, mean 94.6 %; its
     # recorded times: MAPE 11.2 %
     measured = _check_heldout_round(9, "1369184", (74.3, 94.2, 76.1, 94.6))
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout10"))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.1119, abs=0.0005)
+    _recorded_time_error(measured, "heldout10", 0.1119, 0.0005)
 
 
 def test_eleventh_heldout_round_was_recorded_with_the_model_of_the_tenth():
@@ -313,8 +317,7 @@ def test_eleventh_heldout_round_was_recorded_with_the_model_of_the_tenth():
     # only the ceiling diagnostic); docs/selection.md: min top1 76.5 %, mean 90.6 %; min
     # top3 90.2 %, mean 95.0 %; its recorded times: MAPE 11.5 %
     measured = _check_heldout_round(10, "6bbde39", (76.5, 90.6, 90.2, 94.95))
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout11"))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.1154, abs=0.0005)
+    _recorded_time_error(measured, "heldout11", 0.1154, 0.0005)
 
 
 def test_twelfth_heldout_round_was_recorded_with_the_weighted_fit():
@@ -322,8 +325,7 @@ def test_twelfth_heldout_round_was_recorded_with_the_weighted_fit():
     # training shape's best weighted x5); docs/selection.md: min top1 60.3 %, mean 86.4 %;
     # min top3 84.3 %, mean 91.6 %; its recorded times: MAPE 11.2 %, 91 % within 25 %
     measured = _check_heldout_round(11, "7aab797", (60.3, 86.4, 84.3, 91.6))
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout12"))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.1120, abs=0.0005)
+    err = _recorded_time_error(measured, "heldout12", 0.1120, 0.0005)
     assert err["within_25pct"] > 0.9
 
 
@@ -332,8 +334,7 @@ def test_thirteenth_heldout_round_was_recorded_with_the_model_of_the_twelfth():
     # changed only explain's diff); docs/selection.md: min top1 77.2 %, mean 90.6 %; min
     # top3 77.2 %, mean 92.1 %; its recorded times: MAPE 11.2 %, 90 % within 25 %
     measured = _check_heldout_round(12, "2781f9f", (77.2, 90.65, 77.2, 92.06))
-    err = time_error(measured, recorded_times(CALIBRATION_DIR / "h200", "heldout13"))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.112, abs=0.001)
+    err = _recorded_time_error(measured, "heldout13", 0.112, 0.001)
     assert err["within_25pct"] > 0.89
     # two of its shapes are batched, one of them with edges in every tile (112 x 336)
     assert {"224x224x384x48", "112x336x704x30"} <= {"x".join(map(str, s))
