@@ -130,11 +130,60 @@ def _describe(cfg, spec, shape, calib, facts, source: str) -> dict:
             "_root": pred.root}
 
 
+def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root=None,
+                       progress=None) -> tuple[np.ndarray, dict]:
+    """Per config the factor exp(-corr) of gemmmodel.model.neighbours (1 where a config was
+    never swept) and what it rests on: the model is evaluated at the swept shapes nearest
+    to `shape` (the same resources as the ranking) and compared with their sweeps.
+    BadArgument where `spec` has no committed sweep."""
+    from gemmmodel.model.calib import calibration_name, fit_path
+    from gemmmodel.model.neighbours import NEIGHBOURS, SHRINK, correction, shape_distance
+    from gemmmodel.model.selection import all_sweeps, shape_text, sweep_file
+
+    folder = fit_path(calibration_name(spec.name, root), root).parent
+    parts = all_sweeps(folder)
+    measured = {key: t for part in parts.values() for key, t in part.items()}
+    if not measured:
+        raise BadArgument(f"--neighbours needs committed template sweeps of {spec.name} "
+                          f"(none under {folder}); without them predict ranks with the "
+                          "model alone")
+    names = {c.name for c in configs}
+    by_cfg: dict[str, list] = {}
+    for (name, s), _ in measured.items():
+        if name in names and tuple(s) != tuple(shape):
+            by_cfg.setdefault(name, []).append(s)
+    needed = set()
+    for name, shapes in by_cfg.items():
+        shapes.sort(key=lambda s: (shape_distance(shape, s), s))
+        needed.update(shapes[:NEIGHBOURS])
+    predicted = {}
+    for i, s in enumerate(sorted(needed, key=lambda s: (shape_distance(shape, s), s)), 1):
+        if progress:
+            progress(f"neighbours: model at swept shape {shape_text(s)} ({i}/{len(needed)})")
+        t_s, _ = _evaluate(configs, spec, s, calib, device_regs, {}, jobs)
+        predicted.update({(c.name, s): t for c, t in zip(configs, t_s) if np.isfinite(t)})
+    factors = np.ones(len(configs))
+    for i, cfg in enumerate(configs):
+        resid = [(s, float(np.log(predicted[(cfg.name, s)] / measured[(cfg.name, s)])))
+                 for s in by_cfg.get(cfg.name, [])[:NEIGHBOURS]
+                 if (cfg.name, s) in predicted]
+        corr, _ = correction(resid, shape)
+        factors[i] = np.exp(-corr)
+    info = {"folder": str(folder), "sweeps": [sweep_file(p) for p in parts],
+            "neighbours": NEIGHBOURS, "shrink": SHRINK,
+            "shapes_used": [shape_text(s) for s in
+                            sorted(needed, key=lambda s: (shape_distance(shape, s), s))],
+            "swept_here": any(tuple(s) == tuple(shape) for _, s in measured)}
+    return factors, info
+
+
 def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
-         jobs: int | None = None) -> dict:
+         jobs: int | None = None, neighbours: bool = False, progress=None) -> dict:
     """Rank the search space of `gpu` (spec name or file) at `size` (module docstring).
     `jobs` > 1 assembles in that many forked processes (helps on an idle multi-core
-    machine; one process by default)."""
+    machine; one process by default). `neighbours`: rank by the model's time times the
+    measured-neighbour factor (gemmmodel.model.neighbours; needs committed sweeps of
+    `gpu`); each item then also has `model_s` and `neighbour_factor`."""
     from gemmmodel.explain import device_registers, parse_shape, term_diff
     from gemmmodel.model import load_calib
     from gemmmodel.spec import load_spec
@@ -172,6 +221,11 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
         sub_t, sub_s = _evaluate([configs[i] for i in idx], spec, shape, calib, {}, compiled, 1)
         for j, i in enumerate(idx):
             times[i], sources[i] = sub_t[j], sub_s[j]
+    factors, neighbour_info = np.ones(len(configs)), None
+    if neighbours:
+        factors, neighbour_info = _neighbour_factors(spec, shape, configs, calib, device_regs,
+                                                     jobs, root, progress)
+        times = times * factors
     order = [i for i in np.argsort(np.where(np.isnan(times), np.inf, times), kind="stable")
              if not np.isnan(times[i])]
     groups: list[list[int]] = []          # configs the model cannot tell apart, together
@@ -187,6 +241,11 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
         facts, source = _facts_for(configs[g[0]], spec, device_regs, compiled, shape)
         item = _describe(configs[g[0]], spec, shape, calib, facts, source)
         item["equivalent"] = [configs[i].name for i in g[1:]]
+        if neighbour_info is not None:
+            item["model_s"] = item["predicted_s"]
+            item["neighbour_factor"] = float(factors[g[0]])
+            item["predicted_s"] = item["model_s"] * item["neighbour_factor"]
+            item["flops"] /= item["neighbour_factor"]
         best.append(item)
     for here, nxt in itertools.pairwise(best):
         here["versus_next"] = {"slower": nxt["name"],
@@ -207,6 +266,7 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
                             "measured_values": sorted(calib.values)},
             "estimator": estimator_error(spec),
             "track_record": track_record(spec.name, root),
+            "neighbours": neighbour_info,
             "timing_s": {"search_space": t_space, "rank": t_rank,
                          "total": time.perf_counter() - t0, "jobs": jobs},
             "top": best}

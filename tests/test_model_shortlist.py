@@ -78,6 +78,9 @@ def test_selection_posthoc_prints_the_shortlist_table(capsys):
     assert main(["selection", "--gpu", "h200", "--posthoc"]) == 0
     out = capsys.readouterr().out
     assert "the fastest of the recorded top k" in out
+    # gemmmodel.model.neighbours: scored round by round next to the model alone
+    assert "measured-neighbour correction, prequential" in out
+    assert "the model alone on these shapes" in out
     assert out.rstrip().splitlines()[-1].split()[0] == "40"
 
 

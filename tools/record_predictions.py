@@ -5,7 +5,9 @@
         --shapes 3072x3072x3072,…     # a later round on shapes never swept or fitted
 
 Writes selection_predictions[_<round>].csv (shape, rank, config, predicted_s, bottleneck) and
-selection_predictions.json (when, which fit, the commit, seconds per shape). Configs the
+selection_predictions.json (when, which fit, the commit, seconds per shape). With
+--neighbours also selection_predictions_neighbours[_<round>].csv: the ranking of
+`predict --neighbours` (gemmmodel.model.neighbours), scored beside the model's own. Configs the
 model cannot tell apart (gemmmodel.predict TIE_REL) keep the order rank() lists them in.
 """
 
@@ -29,20 +31,12 @@ SHAPES = ("2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "8192x256x8192",
           "256x8192x4096", "1024x1024x16384", "64x64x32x30", "128x128x64x20", "128x512x256x10")
 
 
-def main() -> int:
-    p = argparse.ArgumentParser()
-    p.add_argument("--gpu", default="h200")
-    p.add_argument("--out", default="calibration/h200")
-    p.add_argument("--shapes", default=",".join(SHAPES), help="MxNxK[xBATCH],…")
-    p.add_argument("--round", default="", help="file suffix of a later pre-registration round")
-    args = p.parse_args()
-    shapes = tuple(s.strip() for s in args.shapes.split(",") if s.strip())
-    suffix = f"_{args.round}" if args.round else ""
-    out = Path(args.out)
-    rows, timing = [], {}
+def _record(gpu: str, shapes, timing: dict, neighbours: bool) -> list[dict]:
+    """The full ranking per shape as rows; seconds per shape into `timing`."""
+    rows = []
     for shape in shapes:
         t0 = time.perf_counter()
-        res = rank(args.gpu, shape, top=100000)
+        res = rank(gpu, shape, top=100000, neighbours=neighbours)
         timing[shape] = time.perf_counter() - t0
         order = 0
         for item in res["top"]:
@@ -51,12 +45,35 @@ def main() -> int:
                 rows.append({"shape": shape, "rank": order, "config": name,
                              "predicted_s": item["predicted_s"],
                              "bottleneck": item.get("bottleneck", "")})
-        print(f"{shape}: {order} configs ranked in {timing[shape]:.2f} s; top-1 "
-              f"{res['top'][0]['name']}", file=sys.stderr)
-    with (out / f"selection_predictions{suffix}.csv").open("w", newline="") as fh:
+        print(f"{shape}{' (neighbours)' if neighbours else ''}: {order} configs ranked in "
+              f"{timing[shape]:.2f} s; top-1 {res['top'][0]['name']}", file=sys.stderr)
+    return rows
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--gpu", default="h200")
+    p.add_argument("--out", default="calibration/h200")
+    p.add_argument("--shapes", default=",".join(SHAPES), help="MxNxK[xBATCH],…")
+    p.add_argument("--round", default="", help="file suffix of a later pre-registration round")
+    p.add_argument("--neighbours", action="store_true",
+                   help="also record the measured-neighbour ranking (predict --neighbours)")
+    args = p.parse_args()
+    shapes = tuple(s.strip() for s in args.shapes.split(",") if s.strip())
+    suffix = f"_{args.round}" if args.round else ""
+    out = Path(args.out)
+    timing, neighbour_timing = {}, {}
+    _write(out / f"selection_predictions{suffix}.csv", _record(args.gpu, shapes, timing, False))
+    if args.neighbours:
+        _write(out / f"selection_predictions_neighbours{suffix}.csv",
+               _record(args.gpu, shapes, neighbour_timing, True))
     fit = out / "fit.json"
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[1]).stdout.strip()
@@ -65,6 +82,7 @@ def main() -> int:
             "round": args.round or "first",
             "fit_json_sha256": hashlib.sha256(fit.read_bytes()).hexdigest() if fit.exists()
             else None, "predict_seconds_per_shape": timing,
+            **({"neighbours_seconds_per_shape": neighbour_timing} if args.neighbours else {}),
             "note": "recorded before the selection sweep of these shapes ran; the fit's "
                     "training set is named in fit.json"}
     (out / f"selection_predictions{suffix}.json").write_text(json.dumps(meta, indent=1) + "\n")

@@ -4,6 +4,7 @@ rank the tile template's search space before running anything (gemmmodel.predict
     gemmmodel predict --gpu h200 --size 4096x4096x4096 --top 5
     gemmmodel predict --gpu gfx906 --size 4096x4096x4096 --compile 20   # compile a shortlist
     gemmmodel predict --gpu h200 --size 4096x4096x4096 --verify         # on the GPU machine
+    gemmmodel predict --gpu h200 --size 4608x4608x4608 --neighbours     # + swept shapes' errors
     gemmmodel predict --gpu gfx906 --check-estimator 12                 # store estimate error
     gemmmodel predict --gpu h200 --record-selection                     # issue 8 predictions
 """
@@ -28,6 +29,11 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default 1)")
     p.add_argument("--verify", action="store_true",
                    help="compile, check and time the top configs on this machine's GPU")
+    p.add_argument("--neighbours", action="store_true",
+                   help="correct each config's predicted time by the model's error for it at "
+                        "the nearest swept shapes of this GPU (gemmmodel.model.neighbours; "
+                        "only on a GPU with committed sweeps; its prequential record: "
+                        "gemmmodel selection --posthoc)")
     p.add_argument("--check-estimator", type=int, default=0, metavar="N",
                    help="compile N sampled configs, store the register-estimate error in "
                         "calibration/register_estimate.csv and print it")
@@ -78,6 +84,16 @@ def render(res: dict) -> str:
     if res["compile_errors"]:
         lines.append(f"compile: {len(res['compile_errors'])} failed, first: "
                      f"{res['compile_errors'][0]}")
+    nb = res.get("neighbours")
+    if nb:
+        lines.append(f"measured-neighbour correction: predicted = model x the model's error "
+                     f"for the config at its {nb['neighbours']} nearest swept shapes (shrink "
+                     f"{nb['shrink']:g}) of {', '.join(nb['shapes_used'][:4])}"
+                     + (f" and {len(nb['shapes_used']) - 4} more" if len(nb['shapes_used']) > 4
+                        else "")
+                     + ("; this shape itself was swept and is left out" if nb["swept_here"]
+                        else "")
+                     + "; not a model term: it explains nothing")
     lines.append(f"  {'#':>2} {'config':<30} {'predicted':>10} {'TFLOP/s':>8} "
                  f"{'bottleneck':<10} {'regs':>9} {'blocks/CU':>9}")
     for n, item in enumerate(res["top"], 1):
@@ -85,6 +101,9 @@ def render(res: dict) -> str:
         lines.append(f"  {n:>2} {item['name']:<30} {ms(item['predicted_s']):>10} "
                      f"{item['flops'] / 1e12:>8.2f} {item['bottleneck']:<10} {regs:>9} "
                      f"{item['blocks_per_cu']:>9}")
+        if "neighbour_factor" in item:
+            lines.append(f"     model {ms(item['model_s'])} x {item['neighbour_factor']:.3f} "
+                         "(its error at the swept neighbours)")
         if item["equivalent"]:
             more = ", ".join(item["equivalent"][:3])
             extra = f" and {len(item['equivalent']) - 3} more" if len(item["equivalent"]) > 3 \
@@ -143,7 +162,8 @@ def run(args) -> int:
         return emit(args, {"written": str(path)}, lambda r: f"wrote {r['written']}")
     if not args.size:
         raise BadArgument("--size MxNxK is required to rank configs")
-    res = rank(args.gpu, args.size, top=args.top, compile_top=args.compile, jobs=args.jobs)
+    res = rank(args.gpu, args.size, top=args.top, compile_top=args.compile, jobs=args.jobs,
+               neighbours=args.neighbours, progress=progress)
     if args.verify:
         res = verify(res)
     return emit(args, res, render)

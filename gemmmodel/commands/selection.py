@@ -61,6 +61,13 @@ def render_posthoc(res: dict) -> str:
                          f"{part['mean_top1_pct_of_best']:.1f}%; min top3 "
                          f"{part['min_top3_pct_of_best']:.1f}%, mean "
                          f"{part['mean_top3_pct_of_best']:.1f}%")
+        alone = part.get("model_only")
+        if alone and alone["shapes"]:
+            lines.append(f"    the model alone on these shapes: min top1 "
+                         f"{alone['min_top1_pct_of_best']:.1f}%, mean "
+                         f"{alone['mean_top1_pct_of_best']:.1f}%; min top3 "
+                         f"{alone['min_top3_pct_of_best']:.1f}%, mean "
+                         f"{alone['mean_top3_pct_of_best']:.1f}%")
         err = part.get("time_error")
         if err and err["n"]:
             lines.append(f"    predicted vs measured time over {err['n']} swept configs: MAPE "

@@ -32,6 +32,8 @@ from gemmmodel.compile.table import template_facts
 
 SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
+#: The ranking of `predict --neighbours` recorded with a round (gemmmodel.model.neighbours).
+NEIGHBOUR_RECORD_FILE = "selection_predictions_neighbours.csv"
 #: Run L (tools/device/run_l.sh): the search space at low-occupancy square launches; not a
 #: selection round (nothing was ranked before it), scored post hoc like the others.
 OCCUPANCY_FILE = "occupancy_sweep.csv"
@@ -127,20 +129,20 @@ def committed_rounds(folder: Path) -> list[str]:
             and (folder / _round_file(SWEEP_FILE, r)).is_file()]
 
 
-def preregistered(folder: Path, round_: str = "") -> tuple[dict, dict]:
-    """({(config, shape): recorded rank}, metadata) of the pre-registered ranking."""
-    rows = _round_rows(folder, RECORD_FILE, round_, "pre-registered ranking")
+def preregistered(folder: Path, round_: str = "", name: str = RECORD_FILE) -> tuple[dict, dict]:
+    """({(config, shape): recorded rank}, metadata) of the pre-registered ranking (`name`:
+    RECORD_FILE, the model's, or NEIGHBOUR_RECORD_FILE)."""
+    rows = _round_rows(folder, name, round_, "pre-registered ranking")
     ranks = {(row["config"].strip(), _shape(row["shape"])): int(row["rank"]) for row in rows}
     meta_path = Path(folder) / _round_file(RECORD_META, round_)
     meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     return ranks, meta
 
 
-def recorded_times(folder: Path, round_: str = "") -> dict:
+def recorded_times(folder: Path, round_: str = "", name: str = RECORD_FILE) -> dict:
     """{(config, shape): predicted s} as recorded with the pre-registered ranking (rows
     without a time are left out)."""
-    return _times(_round_rows(folder, RECORD_FILE, round_, "pre-registered ranking"),
-                  "predicted_s")
+    return _times(_round_rows(folder, name, round_, "pre-registered ranking"), "predicted_s")
 
 
 def ranked_shapes(measured: dict, order_key: dict):
@@ -247,6 +249,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
     shapes (post hoc). `shortlist`: the best of the recorded top k per k over every
     pre-registered shape (gemmmodel.model.shortlist)."""
     from gemmmodel.model.calib import calibration_name, fit_path
+    from gemmmodel.model.neighbours import prequential_record  # it imports this module
     from gemmmodel.model.shortlist import best_of_top, summarise  # it imports this module
     from gemmmodel.spec import load_spec
 
@@ -267,11 +270,12 @@ def selection_comparison(gpu: str, root=None) -> dict:
              "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
-    held_measured = {}
+    held_measured, in_order = {}, [("first", measured)]
     for round_ in [r for r in committed_rounds(folder) if r]:
         h_ranks, h_meta = preregistered(folder, round_)
         h_measured = sweep_measured(folder, round_)
         held_measured.update(h_measured)
+        in_order.append((round_, h_measured))
         h_rows = score(h_measured, h_ranks)
         short_rows += best_of_top(h_measured, h_ranks)
         parts[round_] = {"label": f"pre-registered, held-out round {round_} (recorded at "
@@ -281,6 +285,16 @@ def selection_comparison(gpu: str, root=None) -> dict:
                          "shapes": h_rows, **summary(h_rows),
                          "time_error": time_error(h_measured,
                                                   recorded_times(folder, round_))}
+        if (folder / _round_file(NEIGHBOUR_RECORD_FILE, round_)).is_file():
+            n_ranks, _ = preregistered(folder, round_, NEIGHBOUR_RECORD_FILE)
+            n_rows = score(h_measured, n_ranks)
+            parts[f"{round_}_neighbours"] = {
+                "label": f"pre-registered, held-out round {round_}: the measured-neighbour "
+                         "ranking (predict --neighbours) recorded with it, before its sweep",
+                "file": _round_file(NEIGHBOUR_RECORD_FILE, round_), "shapes": n_rows,
+                **summary(n_rows),
+                "time_error": time_error(h_measured, recorded_times(
+                    folder, round_, NEIGHBOUR_RECORD_FILE))}
     if held_measured:
         honest = [r for key in ("preregistered", *HELDOUT_ROUNDS) if key in parts
                   for r in parts[key]["shapes"]]
@@ -295,6 +309,12 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                              "last change)",
                                     "shapes": h_post, **summary(h_post),
                                     "time_error": time_error(held_measured, h_preds)}
+        rec = prequential_record(in_order, {**preds, **h_preds})
+        parts["neighbours"] = {
+            "label": f"measured-neighbour correction, prequential (gemmmodel.model.neighbours: "
+                     f"each round corrected with the {rec['neighbours']} nearest shapes of the "
+                     "rounds swept before it; the current model, so hindsight as above)",
+            **rec}
     if (folder / OCCUPANCY_FILE).is_file():
         o_measured = occupancy_measured(folder)
         o_preds = posthoc_predictions(folder, spec, list(o_measured))
@@ -308,7 +328,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
             "shortlist": {"shapes": len(short_rows), "per_k": summarise(short_rows)}}
 
 
-__all__ = ["HELDOUT_ROUNDS", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
+__all__ = ["HELDOUT_ROUNDS", "NEIGHBOUR_RECORD_FILE", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
            "all_sweeps", "committed_rounds", "occupancy_measured", "posthoc_predictions",
            "preregistered", "ranked_shapes", "recorded_times", "score", "selection_comparison", "summary", "sweep_file",
            "swept_components", "sweep_measured", "time_error"]

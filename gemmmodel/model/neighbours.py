@@ -1,0 +1,111 @@
+"""The measured-neighbour correction: the model's own errors at the nearest swept shapes.
+
+On a GPU with committed template sweeps (calibration/<gpu>/selection_sweep*.csv and the
+low-occupancy sweep), the model's error for a config is not random: a config that ran
+faster than predicted at 4096^3 usually does so at 4608^3 too (docs/model.md section 10:
+the competing configs sit within the model's 8-11 % time error). This module moves each
+config's predicted time by the error the model made for that same config at the nearest
+swept shapes:
+
+    r(c, s')     = ln(t_model(c, s') / t_measured(c, s'))     every swept shape s' of c
+    d(s, s')     = sum over M, N, K, batch of (log2 s_i - log2 s'_i)^2
+    w            = 1 / (1 + d)                                 the NEIGHBOURS nearest s'
+    corr(c, s)   = sum(w r) / (sum(w) + SHRINK)
+    t_corr(c, s) = t_model(c, s) * exp(-corr(c, s))
+
+The query shape itself is never its own neighbour (d = 0 is skipped), so a swept shape is
+corrected only from the others. SHRINK pulls the correction towards 0 (no change) where
+the neighbours are far. It is a measured correction, not a term of the model: it explains
+nothing and exists only on a GPU that was swept (`predict --neighbours`). NEIGHBOURS and
+SHRINK were chosen from nine variants (k 4, 8, 16 x shrink 0, 0.5, 2: mean top-1 91.8-93.5 %,
+all within 1.7 points) scored by `prequential_record` on the H200 rounds first..heldout13;
+the fourteenth round (docs/selection.md) is their first test on shapes that played no part
+in that choice.
+
+`prequential_record(parts, predicted)` is its honest score: each round is corrected only
+with the sweeps of the rounds before it (in the order they were run), and scored against
+its own sweep, next to the uncorrected model on the same shapes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Nearest swept shapes per config whose residual enters the correction.
+NEIGHBOURS = 8
+#: Added to the weights' sum: shrinks the correction towards 0 (no change).
+SHRINK = 0.5
+
+
+def shape_distance(a, b) -> float:
+    """Squared log2 distance between two (M, N, K, batch) shapes."""
+    return float(sum((math.log2(x) - math.log2(y)) ** 2 for x, y in zip(a, b)))
+
+
+def residuals(measured: dict, predicted: dict) -> dict[str, list]:
+    """{config: [(shape, ln(predicted / measured)), ...]} over every (config, shape) with a
+    positive time in both."""
+    out: dict[str, list] = {}
+    for key, t in measured.items():
+        p = predicted.get(key)
+        if p and t > 0 and p > 0 and math.isfinite(p):
+            out.setdefault(key[0], []).append((key[1], math.log(p / t)))
+    return out
+
+
+def correction(resid: list, shape, k: int = NEIGHBOURS, shrink: float = SHRINK):
+    """(corr, [(neighbour shape, residual, weight), ...]) for one config at `shape` from its
+    `resid` list (residuals()); (0.0, []) without any other swept shape."""
+    others = [(shape_distance(shape, s), s, r) for s, r in resid if tuple(s) != tuple(shape)]
+    if not others:
+        return 0.0, []
+    others.sort(key=lambda x: (x[0], x[1]))
+    near = others[:k]
+    w = np.array([1.0 / (1.0 + d) for d, _, _ in near])
+    r = np.array([r for _, _, r in near])
+    corr = float((w * r).sum() / (w.sum() + shrink))
+    return corr, [(s, float(res), float(wt)) for (_, s, res), wt in zip(near, w)]
+
+
+def corrected_times(times: dict, resid: dict, k: int = NEIGHBOURS,
+                    shrink: float = SHRINK) -> dict:
+    """{(config, shape): corrected s} for every entry of `times` {(config, shape): model s};
+    a config without residuals keeps its model time."""
+    out = {}
+    for (name, shape), t in times.items():
+        corr, _ = correction(resid.get(name, []), shape, k, shrink)
+        out[(name, shape)] = t * math.exp(-corr)
+    return out
+
+
+def prequential_record(parts: list[tuple[str, dict]], predicted: dict,
+                       k: int = NEIGHBOURS, shrink: float = SHRINK) -> dict:
+    """Score the correction round by round: `parts` is [(round, {(config, shape): measured
+    s}), ...] in the order the sweeps were run, `predicted` the model's times for their
+    keys. Round i is corrected with the residuals of rounds 0..i-1 only; the first round
+    has nothing before it and is not scored. Returns the per-shape scores of the corrected
+    ranking and of the model alone (selection.score) with their summaries."""
+    from gemmmodel.model.selection import score, summary
+
+    corrected_rows, model_rows, rounds = [], [], []
+    seen: dict = {}
+    for round_, measured in parts:
+        model_t = {key: predicted[key] for key in measured if key in predicted}
+        if seen:
+            resid = residuals(seen, predicted)
+            rows = score(measured, corrected_times(model_t, resid, k, shrink))
+            for row in rows:
+                row["round"] = round_
+            corrected_rows += rows
+            model_rows += score(measured, model_t)
+            rounds.append(round_)
+        seen.update(measured)
+    return {"rounds": rounds, "neighbours": k, "shrink": shrink,
+            "shapes": corrected_rows, **summary(corrected_rows),
+            "model_only": {"shapes": model_rows, **summary(model_rows)}}
+
+
+__all__ = ["NEIGHBOURS", "SHRINK", "correction", "corrected_times", "prequential_record",
+           "residuals", "shape_distance"]

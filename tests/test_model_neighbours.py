@@ -1,0 +1,135 @@
+"""The measured-neighbour correction (gemmmodel.model.neighbours, `predict --neighbours`)."""
+
+import math
+
+import pytest
+
+from gemmmodel.errors import BadArgument
+from gemmmodel.model.neighbours import (correction, corrected_times, prequential_record,
+                                        residuals, shape_distance)
+from gemmmodel import CALIBRATION_DIR
+
+H200 = CALIBRATION_DIR / "h200"
+needs_h200 = pytest.mark.skipif(not (H200 / "selection_sweep.csv").is_file(),
+                                reason="no committed H200 selection sweep")
+
+
+def test_shape_distance_is_squared_log2_per_dimension():
+    # log2: M 1 -> 2 (1), N equal (0), K 3 -> 1 (4), batch equal (0)
+    assert shape_distance((2, 4, 8, 1), (4, 4, 2, 1)) == pytest.approx(5.0)
+    assert shape_distance((64, 64, 32, 30), (64, 64, 32, 30)) == 0.0
+
+
+def test_correction_weights_the_nearest_and_skips_the_shape_itself():
+    q = (1024, 1024, 1024, 1)
+    resid = [(q, 9.0),                           # the query itself: never used
+             ((2048, 1024, 1024, 1), 0.2),       # d = 1, w = 1/2
+             ((1024, 4096, 1024, 1), -0.1),      # d = 4, w = 1/5
+             ((1024, 1024, 8192, 1), 5.0)]       # d = 9: beyond k = 2
+    corr, used = correction(resid, q, k=2, shrink=0.5)
+    # (0.5 * 0.2 + 0.2 * -0.1) / (0.5 + 0.2 + 0.5)
+    assert corr == pytest.approx(0.08 / 1.2)
+    assert [s for s, _, _ in used] == [(2048, 1024, 1024, 1), (1024, 4096, 1024, 1)]
+    assert correction([(q, 1.0)], q) == (0.0, [])
+
+
+def test_corrected_times_move_a_config_by_its_error_elsewhere():
+    s1, s2 = (512, 512, 512, 1), (1024, 512, 512, 1)
+    measured = {("a", s1): 1.0, ("b", s1): 1.0}
+    predicted = {("a", s1): 2.0, ("b", s1): 1.0}       # the model made a 2x too slow
+    resid = residuals(measured, predicted)
+    assert resid["a"][0][1] == pytest.approx(math.log(2.0))
+    out = corrected_times({("a", s2): 2.0, ("b", s2): 1.5, ("c", s2): 3.0}, resid)
+    # d = 1, w = 1/2: corr = 0.5 ln 2 / (0.5 + 0.5) = ln2 / 2 -> 2 / sqrt(2)
+    assert out[("a", s2)] == pytest.approx(2.0 / math.sqrt(2.0))
+    assert out[("b", s2)] == pytest.approx(1.5)          # no error at s1: unchanged
+    assert out[("c", s2)] == 3.0                          # never swept: unchanged
+
+
+def test_prequential_record_uses_only_earlier_rounds():
+    s1, s2, s3 = (512, 512, 512, 1), (640, 512, 512, 1), (768, 512, 512, 1)
+    # config "fast" is always 1.3x faster than the model says; the model prefers "slow"
+    measured, predicted = {}, {}
+    for s in (s1, s2, s3):
+        measured[("fast", s)], predicted[("fast", s)] = 1.0, 1.3
+        measured[("slow", s)], predicted[("slow", s)] = 1.2, 1.2
+    parts = [("first", {k: v for k, v in measured.items() if k[1] == s1}),
+             ("second", {k: v for k, v in measured.items() if k[1] == s2}),
+             ("third", {k: v for k, v in measured.items() if k[1] == s3})]
+    rec = prequential_record(parts, predicted)
+    assert rec["rounds"] == ["second", "third"]           # nothing precedes the first
+    assert [r["top1_config"] for r in rec["shapes"]] == ["fast", "fast"]
+    assert rec["min_top1_pct_of_best"] == pytest.approx(100.0)
+    assert rec["model_only"]["min_top1_pct_of_best"] == pytest.approx(100.0 / 1.2)
+    # one round alone: nothing to learn from, nothing scored
+    assert prequential_record(parts[:1], predicted)["shapes"] == []
+
+
+@needs_h200
+def test_predict_neighbours_matches_the_record_and_leaves_the_shape_out():
+    from gemmmodel.model.selection import all_sweeps, posthoc_predictions
+    from gemmmodel.predict import rank
+    from gemmmodel.spec import load_spec
+
+    res = rank("h200", "4608x4608x4608", top=5, neighbours=True)
+    nb = res["neighbours"]
+    assert nb["swept_here"] and "4608x4608x4608" not in nb["shapes_used"]
+    assert nb["shapes_used"][0] == "4096x4096x4096" and len(nb["shapes_used"]) >= 8
+    top = res["top"][0]
+    assert top["predicted_s"] == pytest.approx(top["model_s"] * top["neighbour_factor"])
+    assert [i["predicted_s"] for i in res["top"]] == sorted(i["predicted_s"] for i in res["top"])
+    # the same factor from the functions the prequential record uses
+    measured = {k: t for part in all_sweeps(H200).values() for k, t in part.items()}
+    shape = (4608, 4608, 4608, 1)
+    keys = [(top["name"], tuple(int(x) for x in (s + "x1").split("x")[:4]))
+            for s in nb["shapes_used"]]
+    keys = [k for k in keys if k in measured]
+    preds = posthoc_predictions(H200, load_spec("h200"), keys)
+    corr, _ = correction(residuals(measured, preds)[top["name"]], shape)
+    assert top["neighbour_factor"] == pytest.approx(math.exp(-corr), rel=1e-6)
+    # measured at 4608^3 (left out of its own correction): the three fastest configs
+    here = sorted((t, n) for (n, s), t in measured.items() if s == shape)[:3]
+    assert top["name"] == here[0][1]
+
+
+def test_predict_neighbours_refuses_a_gpu_without_sweeps():
+    from gemmmodel.predict import rank
+
+    with pytest.raises(BadArgument, match="needs committed template sweeps"):
+        rank("gfx906", "1024x1024x1024", top=3, neighbours=True)
+
+
+@needs_h200
+def test_selection_posthoc_scores_the_correction_round_by_round():
+    from gemmmodel.model.selection import HELDOUT_ROUNDS, selection_comparison
+
+    part = selection_comparison("h200")["neighbours"]
+    assert part["rounds"] == list(HELDOUT_ROUNDS)          # the first round has no past
+    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 12
+    # docs/selection.md: corrected mean top1 93.0 % (the model alone, post hoc, 90.5 %),
+    # mean top3 96.3 % (92.6 %); min top1 58.8 % (60.3 %)
+    assert part["mean_top1_pct_of_best"] == pytest.approx(93.0, abs=0.05)
+    assert part["model_only"]["mean_top1_pct_of_best"] == pytest.approx(90.5, abs=0.05)
+    assert part["mean_top3_pct_of_best"] == pytest.approx(96.3, abs=0.05)
+    assert part["min_top1_pct_of_best"] == pytest.approx(58.8, abs=0.05)
+
+
+@needs_h200
+def test_predict_cli_neighbours(capsys):
+    import json
+
+    from gemmmodel.cli import main
+
+    assert main(["predict", "--gpu", "h200", "--size", "2000x2000x2000", "--top", "2",
+                 "--neighbours", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["neighbours"]["swept_here"] is False
+    assert all(0.5 < i["neighbour_factor"] < 2.0 for i in data["top"])
+    assert main(["predict", "--gpu", "h200", "--size", "2000x2000x2000", "--top", "2"]) == 0
+    plain = capsys.readouterr()
+    assert "measured-neighbour" not in plain.out
+    assert main(["predict", "--gpu", "h200", "--size", "2000x2000x2000", "--top", "2",
+                 "--neighbours"]) == 0
+    out = capsys.readouterr()
+    assert "measured-neighbour correction" in out.out and "its error at the swept" in out.out
+    assert "neighbours: model at swept shape" in out.err          # progress on stderr
