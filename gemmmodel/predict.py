@@ -251,6 +251,8 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
         here["versus_next"] = {"slower": nxt["name"],
                                "ratio": nxt["predicted_s"] / here["predicted_s"],
                                **term_diff(here["_root"], nxt["_root"])}
+        if "model_s" in here:
+            here["versus_next"]["model_ratio"] = nxt["model_s"] / here["model_s"]
     best = best[:top]
     for b in best:
         b.pop("_root")

@@ -93,7 +93,8 @@ def render(res: dict) -> str:
                         else "")
                      + ("; this shape itself was swept and is left out" if nb["swept_here"]
                         else "")
-                     + "; not a model term: it explains nothing")
+                     + "; not a model term: it explains nothing (its record: gemmmodel "
+                       "selection --posthoc)")
     lines.append(f"  {'#':>2} {'config':<30} {'predicted':>10} {'TFLOP/s':>8} "
                  f"{'bottleneck':<10} {'regs':>9} {'blocks/CU':>9}")
     for n, item in enumerate(res["top"], 1):
@@ -112,8 +113,13 @@ def render(res: dict) -> str:
         if item.get("versus_next"):
             v = item["versus_next"]
             digits = 4 if v["ratio"] < 1.001 else 3
-            lines.append(f"     wins over {v['slower']} ({v['ratio']:.{digits}f}x its time): "
-                         f"{moved_text(v)}")
+            if v.get("model_ratio", 1.0) < 1.0:
+                lines.append(f"     wins over {v['slower']} ({v['ratio']:.{digits}f}x its time) "
+                             f"only by the measured correction; the model alone has it "
+                             f"{1 / v['model_ratio']:.3f}x slower: {moved_text(v)}")
+            else:
+                lines.append(f"     wins over {v['slower']} ({v['ratio']:.{digits}f}x its "
+                             f"time): {moved_text(v)}")
         if item.get("verify_status"):
             meas = ms(item.get("measured_s"))
             err = f", error {100 * item['error']:+.1f}%" if item.get("error") is not None else ""
