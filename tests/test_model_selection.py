@@ -282,23 +282,6 @@ def test_seventh_heldout_round_was_recorded_with_model_changes_10_and_11():
     _recorded_time_error(measured, "heldout7", 0.1266, 0.0005)
 
 
-def test_eighth_heldout_round_was_recorded_with_model_change_12():
-    # recorded on the commit with the busiest SIMD's waves, before the sweep;
-    # docs/selection.md: min top1 68.7 %, mean 88.3 %; min top3 76.7 %, mean 91.7 %
-    measured = _check_heldout_round(7, "4c6dd5d", (68.7, 88.3, 76.7, 91.7))
-    assert len(measured) == 6 * 372
-    _recorded_time_error(measured, "heldout8", 0.1412, 0.0005)
-
-
-def test_ninth_heldout_round_was_recorded_with_model_change_13():
-    # recorded on the commit with the checked path of the bounds-checked build, before the
-    # sweep; docs/selection.md: min top1 58.7 %, mean 79.2 %; min top3 73.2 %, mean 87.2 %;
-    # its recorded times: MAPE 11.9 %, 90 % within 25 %
-    measured = _check_heldout_round(8, "4833a36", (58.7, 79.2, 73.2, 87.2))
-    err = _recorded_time_error(measured, "heldout9", 0.1190, 0.0005)
-    assert err["within_25pct"] > 0.9
-
-
 def test_low_occupancy_sweep_is_scored_post_hoc():
     """Run L (calibration/h200/occupancy_sweep.csv): 5 square shapes, the whole search space
     each, no recorded ranking; docs/model.md section 10 quotes its time error (10.8 % with
@@ -311,39 +294,40 @@ def test_low_occupancy_sweep_is_scored_post_hoc():
     assert {r["shape"] for r in part["shapes"]} >= {"1024x1024x2048", "2048x2048x8192"}
 
 
-def test_tenth_heldout_round_was_recorded_with_model_change_14():
-    # recorded on the commit with the lookahead under loaded LDS latency, before the sweep;
-    # docs/selection.md: min top1 74.3 %, mean 94.2 %; min top3 76.1 %, mean 94.6 %; its
-    # recorded times: MAPE 11.2 %
-    measured = _check_heldout_round(9, "1369184", (74.3, 94.2, 76.1, 94.6))
-    _recorded_time_error(measured, "heldout10", 0.1119, 0.0005)
+#: Held-out rounds 8-13 (HELDOUT_ROUNDS index): the commit their ranking was recorded at
+#: (before the sweep), their scores as docs/selection.md gives them (min / mean top1, min /
+#: mean top3), the MAPE of the times recorded with the ranking (and its tolerance), and the
+#: least share of those times within 25 % where the docs quote it.
+RECORDED_ROUNDS = [
+    # model change 12, the busiest SIMD's waves
+    (7, "4c6dd5d", (68.7, 88.3, 76.7, 91.7), 0.1412, 0.0005, None),
+    # model change 13, the checked path of the bounds-checked build (90 % within 25 %)
+    (8, "4833a36", (58.7, 79.2, 73.2, 87.2), 0.1190, 0.0005, 0.9),
+    # model change 14, the lookahead under loaded LDS latency
+    (9, "1369184", (74.3, 94.2, 76.1, 94.6), 0.1119, 0.0005, None),
+    # the model of the tenth round (session 18 added only the ceiling diagnostic)
+    (10, "6bbde39", (76.5, 90.6, 90.2, 94.95), 0.1154, 0.0005, None),
+    # the weighted fit of the fifteenth change (91 % within 25 %)
+    (11, "7aab797", (60.3, 86.4, 84.3, 91.6), 0.1120, 0.0005, 0.9),
+    # the model and fit of round 12 (session 20 changed only explain's diff)
+    (12, "2781f9f", (77.2, 90.65, 77.2, 92.06), 0.112, 0.001, 0.89),
+]
 
 
-def test_eleventh_heldout_round_was_recorded_with_the_model_of_the_tenth():
-    # recorded before its sweep with the model unchanged since heldout10 (session 18 added
-    # only the ceiling diagnostic); docs/selection.md: min top1 76.5 %, mean 90.6 %; min
-    # top3 90.2 %, mean 95.0 %; its recorded times: MAPE 11.5 %
-    measured = _check_heldout_round(10, "6bbde39", (76.5, 90.6, 90.2, 94.95))
-    _recorded_time_error(measured, "heldout11", 0.1154, 0.0005)
+@pytest.mark.parametrize("index,commit,documented,mape,tol,within_25", RECORDED_ROUNDS,
+                         ids=[f"heldout{r[0] + 1}" for r in RECORDED_ROUNDS])
+def test_heldout_round_was_recorded_before_its_sweep(index, commit, documented, mape, tol,
+                                                    within_25):
+    measured = _check_heldout_round(index, commit, documented)
+    assert len(measured) == 6 * 372
+    err = _recorded_time_error(measured, f"heldout{index + 1}", mape, tol)
+    if within_25 is not None:
+        assert err["within_25pct"] > within_25
 
 
-def test_twelfth_heldout_round_was_recorded_with_the_weighted_fit():
-    # recorded before its sweep with the fit of the fifteenth change (the configs near each
-    # training shape's best weighted x5); docs/selection.md: min top1 60.3 %, mean 86.4 %;
-    # min top3 84.3 %, mean 91.6 %; its recorded times: MAPE 11.2 %, 91 % within 25 %
-    measured = _check_heldout_round(11, "7aab797", (60.3, 86.4, 84.3, 91.6))
-    err = _recorded_time_error(measured, "heldout12", 0.1120, 0.0005)
-    assert err["within_25pct"] > 0.9
-
-
-def test_thirteenth_heldout_round_was_recorded_with_the_model_of_the_twelfth():
-    # recorded before its sweep with the model and fit of heldout12 unchanged (session 20
-    # changed only explain's diff); docs/selection.md: min top1 77.2 %, mean 90.6 %; min
-    # top3 77.2 %, mean 92.1 %; its recorded times: MAPE 11.2 %, 90 % within 25 %
-    measured = _check_heldout_round(12, "2781f9f", (77.2, 90.65, 77.2, 92.06))
-    err = _recorded_time_error(measured, "heldout13", 0.112, 0.001)
-    assert err["within_25pct"] > 0.89
+def test_thirteenth_heldout_round_has_batched_shapes_with_edges():
     # two of its shapes are batched, one of them with edges in every tile (112 x 336)
+    measured = sweep_measured(CALIBRATION_DIR / "h200", "heldout13")
     assert {"224x224x384x48", "112x336x704x30"} <= {"x".join(map(str, s))
                                                    for _, s in measured}
 
