@@ -137,7 +137,8 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
     to `shape` (the same resources as the ranking) and compared with their sweeps.
     BadArgument where `spec` has no committed sweep."""
     from gemmmodel.model.calib import calibration_name, fit_path
-    from gemmmodel.model.neighbours import NEIGHBOURS, SHRINK, correction, shape_distance
+    from gemmmodel.model.neighbours import (NEIGHBOURS, SHRINK, correction, residuals,
+                                            shape_distance)
     from gemmmodel.model.selection import all_sweeps, shape_text, sweep_file
 
     folder = fit_path(calibration_name(spec.name, root), root).parent
@@ -156,23 +157,18 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
     for name, shapes in by_cfg.items():
         shapes.sort(key=lambda s: (shape_distance(shape, s), s))
         needed.update(shapes[:NEIGHBOURS])
+    needed = sorted(needed, key=lambda s: (shape_distance(shape, s), s))
     predicted = {}
-    for i, s in enumerate(sorted(needed, key=lambda s: (shape_distance(shape, s), s)), 1):
+    for i, s in enumerate(needed, 1):
         if progress:
             progress(f"neighbours: model at swept shape {shape_text(s)} ({i}/{len(needed)})")
         t_s, _ = _evaluate(configs, spec, s, calib, device_regs, {}, jobs)
         predicted.update({(c.name, s): t for c, t in zip(configs, t_s) if np.isfinite(t)})
-    factors = np.ones(len(configs))
-    for i, cfg in enumerate(configs):
-        resid = [(s, float(np.log(predicted[(cfg.name, s)] / measured[(cfg.name, s)])))
-                 for s in by_cfg.get(cfg.name, [])[:NEIGHBOURS]
-                 if (cfg.name, s) in predicted]
-        corr, _ = correction(resid, shape)
-        factors[i] = np.exp(-corr)
+    resid = residuals(measured, predicted)   # only at the shapes evaluated above
+    factors = np.array([np.exp(-correction(resid.get(c.name, []), shape)[0]) for c in configs])
     info = {"folder": str(folder), "sweeps": [sweep_file(p) for p in parts],
             "neighbours": NEIGHBOURS, "shrink": SHRINK,
-            "shapes_used": [shape_text(s) for s in
-                            sorted(needed, key=lambda s: (shape_distance(shape, s), s))],
+            "shapes_used": [shape_text(s) for s in needed],
             "swept_here": any(tuple(s) == tuple(shape) for _, s in measured)}
     return factors, info
 
