@@ -84,24 +84,24 @@ def prequential_record(parts: list[tuple[str, dict]], predicted: dict,
                        k: int = NEIGHBOURS, shrink: float = SHRINK) -> dict:
     """Score the correction round by round: `parts` is [(round, {(config, shape): measured
     s}), ...] in the order the sweeps were run, `predicted` the model's times for their
-    keys. Round i is corrected with the residuals of rounds 0..i-1 only; the first round
-    has nothing before it and is not scored. Returns the per-shape scores of the corrected
+    keys (rounds sweep disjoint shapes). Round i is corrected with the residuals of rounds
+    0..i-1 only; the first round has nothing before it and is not scored. Returns the per-shape scores of the corrected
     ranking and of the model alone (selection.score) with their summaries."""
     from gemmmodel.model.selection import score, summary
 
     corrected_rows, model_rows, rounds = [], [], []
-    seen: dict = {}
+    resid: dict[str, list] = {}           # the residuals of the rounds scored so far
     for round_, measured in parts:
         model_t = {key: predicted[key] for key in measured if key in predicted}
-        if seen:
-            resid = residuals(seen, predicted)
+        if resid:
             rows = score(measured, corrected_times(model_t, resid, k, shrink))
             for row in rows:
                 row["round"] = round_
             corrected_rows += rows
             model_rows += score(measured, model_t)
             rounds.append(round_)
-        seen.update(measured)
+        for name, pairs in residuals(measured, predicted).items():
+            resid.setdefault(name, []).extend(pairs)
     return {"rounds": rounds, "neighbours": k, "shrink": shrink,
             "shapes": corrected_rows, **summary(corrected_rows),
             "model_only": {"shapes": model_rows, **summary(model_rows)}}

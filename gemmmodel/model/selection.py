@@ -328,7 +328,8 @@ def selection_comparison(gpu: str, root=None) -> dict:
             "shortlist": {"shapes": len(short_rows), "per_k": summarise(short_rows)}}
 
 
-__all__ = ["HELDOUT_ROUNDS", "NEIGHBOUR_RECORD_FILE", "OCCUPANCY_FILE", "POSTHOC_LABEL", "SHAPE_KEYS", "TARGETS",
-           "all_sweeps", "committed_rounds", "occupancy_measured", "posthoc_predictions",
-           "preregistered", "ranked_shapes", "recorded_times", "score", "selection_comparison", "summary", "sweep_file",
-           "swept_components", "sweep_measured", "time_error"]
+__all__ = ["HELDOUT_ROUNDS", "NEIGHBOUR_RECORD_FILE", "OCCUPANCY_FILE", "POSTHOC_LABEL",
+           "SHAPE_KEYS", "TARGETS", "all_sweeps", "committed_rounds", "occupancy_measured",
+           "posthoc_predictions", "preregistered", "ranked_shapes", "recorded_times", "score",
+           "selection_comparison", "summary", "sweep_file", "swept_components",
+           "sweep_measured", "time_error"]
