@@ -94,8 +94,24 @@ def test_spill_operations_cost_issue_and_memory():
                         spill_load_bytes=400, spill_store_bytes=80, spills=1, mix_loop=loop)
     fm = mix_from_facts(desc, 32, facts)
     assert fm.global_load["b32"] == pytest.approx(100.0) and fm.global_store["b32"] == 20.0
-    assert fm.spill_ops == pytest.approx(120.0)
+    assert fm.spill_ops == pytest.approx(120.0) and fm.spill_loads == pytest.approx(100.0)
     assert with_table_spills(fm, {"spill_ops_per_tile": 40.0}, H200) == fm
+    assert mix.spill_loads == pytest.approx(20.0)          # the table: half are reloads
+
+
+def test_spill_latency_is_the_reloads_at_the_measured_l1_latency():
+    from gemmmodel.model.calib import Calib
+    from gemmmodel.model.latency import spill_latency
+
+    calib = load_calib("h200")                 # summary.json latency_l1_s: 16-KiB chase
+    l1 = calib.values["l1_latency_s"]
+    assert 10 < l1 * calib.values["clock_hz"] < 100
+    term = spill_latency(H200, calib, 59.0, 118.0)
+    assert term.value == pytest.approx(59.0 * l1) and term.inputs["n_reload"] == 59.0
+    assert spill_latency(H200, calib, 0.0, 0.0).value == 0.0
+    # without a measured L1 latency (AMD scratch): one L2 latency per iteration, as before
+    bare = Calib(gpu="x", values={"l2_latency_s": 3e-7})
+    assert spill_latency(H200, bare, 59.0, 118.0).value == pytest.approx(3e-7)
 
 
 def test_checked_build_predicts_slower_where_it_spills():
@@ -106,6 +122,8 @@ def test_checked_build_predicts_slower_where_it_spills():
     checked = assemble(cfg.params(32), template_facts(cfg, H200, 211, shape), H200, shape,
                        calib)
     assert checked.issue_s > plain.issue_s and checked.lat_spill_s > 0 == plain.lat_spill_s
+    reloads = checked.terms["spill_latency"].inputs["n_reload"]
+    assert reloads == pytest.approx(template_facts(cfg, H200, 211, shape)["spill_ops_per_tile"] / 2)
 
 
 def test_committed_edge_table_matches_the_compiler(require_tool):

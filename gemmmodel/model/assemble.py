@@ -131,7 +131,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     lds_lat, lds_lat_src = value(spec, calib, "lds_latency_s")
     lds_lat_t = Term("lds_latency_s", lds_lat, "s", "spec / calibration",
                      note=f"LDS latency: {lds_lat_src}")
-    spill_lat = value(spec, calib, "l2_latency_s")[0] if mix.spill_ops > 0 else 0.0
+    spill_t = lat.spill_latency(spec, calib, mix.spill_loads, mix.spill_ops)
+    spill_lat = spill_t.value
     ahead = lat.lookahead_streams(spec, desc.tm, desc.tn, desc.uses_lds, lds_lat, clock,
                                   lat.loaded_lds_latency_clk(calib, wi.waves_per_simd))
     if desc.uses_lds:
@@ -153,6 +154,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
              "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b,
              "lookahead_streams": ahead}
+    if mix.spill_ops > 0:
+        terms["spill_latency"] = spill_t
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
     lat_g = g_lat.value

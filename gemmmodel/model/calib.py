@@ -75,6 +75,7 @@ VALUE_KEYS = {
     "spawn_blocks_per_s": None,
     "dram_latency_s": "dram_latency_s",
     "l2_latency_s": "l2_latency_s",
+    "l1_latency_s": None,           # measured only (micro chase at 16 KiB): no spec value
     "lds_latency_s": "lds_latency_s",
     "clock_hz": "clock_hz",
     "async_copy_b32_s": "async_copy_b32_s",
@@ -195,6 +196,7 @@ SUMMARY_KEYS = {
     "spawn_blocks_per_s": "spawn_blocks_per_s",
     "latency_dram_s": "dram_latency_s",
     "latency_l2_s": "l2_latency_s",
+    "latency_l1_s": "l1_latency_s",
     "latency_lds_s": "lds_latency_s",
     "cp_async_b32_s": "async_copy_b32_s",
     "cp_async_b128_s": "async_copy_b128_s",

@@ -32,7 +32,12 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
                                    iteration ahead: double buffering removes the global
                                    latency up to one iteration of work)
       L_g / ilp                    no LDS (naive): u = resident waves, ilp = loads in flight
-  plus one L2 latency per iteration when the compile facts report spills (reloads).
+  plus the spill latency L_s (spill_latency) when the compile facts report spills:
+      L_s = n_reload * L_l1        the reloads of one tile iteration, each an L1 hit the
+                                   thread waits for in series (L_l1: the 16-KiB pointer
+                                   chase; NVIDIA local memory is cached in L1)
+          = L_l2                   where no L1 latency was measured (AMD scratch): one L2
+                                   latency per iteration, an assumption
   L_g = h * L_l2 + (1 - h) * L_dram with h = 1 - dram_bytes / l2_bytes (L2 hit fraction).
 Lookahead (overlap of one wave's own issue and LDS work, used by combine.py):
   x = d * c_v * TM * TN / L_lds_clk  FMA clocks a wave runs under its outstanding fragment
@@ -168,6 +173,20 @@ def global_latency(spec, calib: Calib | None, l2_bytes: float, dram_bytes: float
     return Term("global_latency_s", lat, "s", "h * L_l2 + (1 - h) * L_dram",
                 {"h": hit, "L_l2": l2_lat, "L_dram": dr_lat},
                 note=f"L2 latency: {l2_src}; DRAM latency: {dr_src}")
+
+
+def spill_latency(spec, calib: Calib | None, spill_loads: float, spill_ops: float) -> Term:
+    """L_s: the latency a tile iteration's spill code adds to its critical path (module doc)."""
+    if spill_ops <= 0:
+        return Term("spill_latency_s", 0.0, "s", "0 (no spills)")
+    l1_lat, _ = value(spec, calib, "l1_latency_s")
+    if l1_lat > 0:
+        return Term("spill_latency_s", spill_loads * l1_lat, "s", "n_reload * L_l1",
+                    {"n_reload": spill_loads, "L_l1": l1_lat},
+                    note="L1 latency: calibrated (pointer chase, 16 KiB)")
+    l2_lat, src = value(spec, calib, "l2_latency_s")
+    return Term("spill_latency_s", l2_lat, "s", "L_l2 (one per iteration; no L1 latency measured)",
+                {"L_l2": l2_lat}, note=f"L2 latency: {src}; an assumption")
 
 
 def exposed_per_unit_iter(c_cu: float, c_alone: float, units: float, mode: str,

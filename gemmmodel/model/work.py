@@ -49,6 +49,7 @@ class Mix:
     other: float = 0.0
     spill_ops: float = 0.0       # scratch loads + stores beyond the tile's own (per thread)
     spill_bytes: float = 0.0     # bytes per thread per iteration moved by spill_ops
+    spill_loads: float = 0.0     # of spill_ops, the reloads (loads) per thread per iteration
     source: str = "params"
     fma_instr: float | None = None  # FMA instructions (packed FMA does 2 FMAs); None = fma
 
@@ -80,7 +81,7 @@ class Mix:
                 "lds_write": dict(self.lds_write), "global_load": dict(self.global_load),
                 "global_store": dict(self.global_store), "barrier": self.barrier,
                 "waitcnt": self.waitcnt, "other": self.other, "spill_ops": self.spill_ops,
-                "source": self.source}
+                "spill_loads": self.spill_loads, "source": self.source}
 
 
 def iterations(desc: KernelDesc, k: int) -> int:
@@ -162,7 +163,7 @@ def mix_from_facts(desc: KernelDesc, wave_size: int, facts) -> Mix | None:
                lds_read=reads or base.lds_read, lds_write=writes,
                global_load=loads, global_store=stores, barrier=barrier, waitcnt=waitcnt,
                other=other, spill_ops=spill_ops, spill_bytes=spill_bytes,
-               source="compile facts")
+               spill_loads=extra_loads, source="compile facts")
 
 
 def with_spill_code(mix: Mix, ops: float, spec, source: str) -> Mix:
@@ -179,8 +180,8 @@ def with_spill_code(mix: Mix, ops: float, spec, source: str) -> Mix:
     stores = dict(mix.global_store)
     stores["b32"] = stores.get("b32", 0.0) + ops / 2
     return replace(mix, global_load=loads, global_store=stores, spill_ops=mix.spill_ops + ops,
-                   spill_bytes=mix.spill_bytes + 4.0 * ops, waitcnt=mix.waitcnt + ops / 2,
-                   source=source)
+                   spill_bytes=mix.spill_bytes + 4.0 * ops, spill_loads=mix.spill_loads + ops / 2,
+                   waitcnt=mix.waitcnt + ops / 2, source=source)
 
 
 def with_estimated_spills(mix: Mix, desc: KernelDesc, spilled_regs: int, spec) -> Mix:
