@@ -82,7 +82,9 @@ def test_predict_neighbours_matches_the_record_and_leaves_the_shape_out():
     # pretending the model's terms explain the win
     from gemmmodel.commands.predict import render
 
-    ratios = [i["versus_next"]["model_ratio"] for i in res["top"][:-1]]
+    # every listed config says how it compares with the next in the ranking (the last one
+    # with the first config below the list)
+    ratios = [i["versus_next"]["model_ratio"] for i in res["top"] if i.get("versus_next")]
     assert ratios[0] == pytest.approx(res["top"][1]["model_s"] / top["model_s"])
     reversed_ = sum(r < 1.0 for r in ratios)
     assert reversed_ >= 1            # 128x64 over 64x128, measured faster at 4096^3 etc.
@@ -96,9 +98,12 @@ def test_predict_neighbours_matches_the_record_and_leaves_the_shape_out():
     preds = posthoc_predictions(H200, load_spec("h200"), keys)
     corr, _ = correction(residuals(measured, preds)[top["name"]], shape)
     assert top["neighbour_factor"] == pytest.approx(math.exp(-corr), rel=1e-6)
-    # measured at 4608^3 (left out of its own correction): the three fastest configs
+    # measured at 4608^3 (left out of its own correction): the corrected pick is the
+    # second fastest there, at 97.5 % of the best (the model alone picks 64x256x16/8x8/p4 at
+    # 92.2 %; with round 15's 3456^3 among the neighbours the best, 64x256x16/8x8/p4/db, is
+    # no longer first)
     here = sorted((t, n) for (n, s), t in measured.items() if s == shape)[:3]
-    assert top["name"] == here[0][1]
+    assert top["name"] == here[1][1] and here[0][0] / measured[(top["name"], shape)] > 0.97
 
 
 def test_predict_neighbours_refuses_a_gpu_without_sweeps():
@@ -114,12 +119,12 @@ def test_selection_posthoc_scores_the_correction_round_by_round():
 
     part = selection_comparison("h200")["neighbours"]
     assert part["rounds"] == list(HELDOUT_ROUNDS)          # the first round has no past
-    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 13
-    # docs/selection.md: corrected mean top1 92.9 % (the model alone, post hoc, 90.5 %),
-    # mean top3 96.4 % (93.1 %); min top1 58.8 % (60.3 %)
-    assert part["mean_top1_pct_of_best"] == pytest.approx(92.95, abs=0.05)
-    assert part["model_only"]["mean_top1_pct_of_best"] == pytest.approx(90.54, abs=0.05)
-    assert part["mean_top3_pct_of_best"] == pytest.approx(96.41, abs=0.05)
+    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 14
+    # docs/selection.md: corrected mean top1 93.3 % (the model alone, post hoc, 90.2 %),
+    # mean top3 96.6 % (92.9 %); min top1 58.8 % (60.3 %)
+    assert part["mean_top1_pct_of_best"] == pytest.approx(93.34, abs=0.05)
+    assert part["model_only"]["mean_top1_pct_of_best"] == pytest.approx(90.24, abs=0.05)
+    assert part["mean_top3_pct_of_best"] == pytest.approx(96.63, abs=0.05)
     assert part["min_top1_pct_of_best"] == pytest.approx(58.8, abs=0.05)
 
 
