@@ -334,6 +334,20 @@ def test_thirteenth_heldout_round_has_batched_shapes_with_edges():
                                                    for _, s in measured}
 
 
+def _check_neighbour_record(measured, round_, documented, mape):
+    """The measured-neighbour ranking recorded with `round_`: committed before its sweep,
+    scoring `documented` (min/mean top1, min/mean top3), its times at MAPE `mape`.
+    Returns (score rows, time error)."""
+    folder = CALIBRATION_DIR / "h200"
+    ranks, _ = preregistered(folder, round_, NEIGHBOUR_RECORD_FILE)
+    rows = score(measured, ranks)
+    _assert_round(rows, 6, documented)
+    err = time_error(measured, recorded_times(folder, round_, NEIGHBOUR_RECORD_FILE))
+    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(mape, abs=0.0005)
+    _assert_file_committed_before_sweep(NEIGHBOUR_RECORD_FILE, round_)
+    return rows, err
+
+
 def test_fourteenth_heldout_round_recorded_the_model_and_the_neighbour_ranking():
     # recorded before its sweep with the model and fit of heldout12/13 unchanged, and with
     # it the ranking of predict --neighbours (gemmmodel.model.neighbours, session 21);
@@ -343,13 +357,8 @@ def test_fourteenth_heldout_round_recorded_the_model_and_the_neighbour_ranking()
     _recorded_time_error(measured, "heldout14", 0.1026, 0.0005)
     # the neighbour ranking, recorded in the same commit: min top1 83.1 %, mean 94.1 %;
     # min top3 83.1 %, mean 95.6 %; its recorded times: MAPE 6.2 %, 80 % within 10 %
-    folder = CALIBRATION_DIR / "h200"
-    ranks, _ = preregistered(folder, "heldout14", NEIGHBOUR_RECORD_FILE)
-    _assert_round(score(measured, ranks), 6, (83.1, 94.1, 83.1, 95.6))
-    err = time_error(measured, recorded_times(folder, "heldout14", NEIGHBOUR_RECORD_FILE))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.0622, abs=0.0005)
+    _, err = _check_neighbour_record(measured, "heldout14", (83.1, 94.1, 83.1, 95.6), 0.0622)
     assert err["within_10pct"] > 0.79
-    _assert_file_committed_before_sweep(NEIGHBOUR_RECORD_FILE, "heldout14")
 
 
 def test_fifteenth_heldout_round_recorded_after_the_sixteenth_change():
@@ -360,15 +369,9 @@ def test_fifteenth_heldout_round_recorded_after_the_sixteenth_change():
     _recorded_time_error(measured, "heldout15", 0.1193, 0.0005)
     # the neighbour ranking: top1 >= 95 % on all six shapes (min 95.7 %, mean 98.8 %), top3
     # min 97.7 % (one shape short of 98 %), mean 99.6 %; its times MAPE 6.0 %
-    folder = CALIBRATION_DIR / "h200"
-    ranks, _ = preregistered(folder, "heldout15", NEIGHBOUR_RECORD_FILE)
-    rows = score(measured, ranks)
-    _assert_round(rows, 6, (95.7, 98.8, 97.7, 99.6))
+    rows, _ = _check_neighbour_record(measured, "heldout15", (95.7, 98.8, 97.7, 99.6), 0.0604)
     assert all(r["top1_pct_of_best"] >= 95.0 for r in rows)
     assert sum(r["top3_pct_of_best"] < 98.0 for r in rows) == 1
-    err = time_error(measured, recorded_times(folder, "heldout15", NEIGHBOUR_RECORD_FILE))
-    assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(0.0604, abs=0.0005)
-    _assert_file_committed_before_sweep(NEIGHBOUR_RECORD_FILE, "heldout15")
 
 
 def test_recorded_times_read_the_ranking_file(tmp_path):
@@ -378,42 +381,3 @@ def test_recorded_times_read_the_ranking_file(tmp_path):
     assert recorded_times(tmp_path, "r") == {("a", S): 0.5}
     with pytest.raises(BadArgument):
         recorded_times(tmp_path, "missing")
-
-
-def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
-    """`gemmmodel selection --ceiling`: the in-sample refit sees every swept timing; its
-    selection is no better than the committed fit's (docs/model.md section 10: the misses
-    are the terms', not the parameters'). The committed fit scores as selection --posthoc."""
-    from gemmmodel.model.calib import FITTED_BY_DEFAULT
-    from gemmmodel.model.ceiling import selection_ceiling
-    from gemmmodel.model.selection import HELDOUT_ROUNDS
-
-    res = selection_ceiling("h200")
-    committed, refit = res["committed"], res["insample"]
-    # every swept (config, shape) assembles; 1024x1024x8192 was swept twice (heldout7, run L)
-    assert res["n"] == 3348 + 12648 + 9 * 2232 + 1860 - 372
-    assert list(committed["parts"]) == ["first", *HELDOUT_ROUNDS, "occupancy", "all"]
-    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 14 + 5
-    assert set(refit["params"]) == set(FITTED_BY_DEFAULT)
-    assert refit["params"] != committed["params"]
-    # the refit minimises the log error on these very timings: it cannot be far worse
-    assert refit["time_mape"] < committed["time_mape"] + 0.005
-    # the committed fit re-scores the first round as selection --posthoc does (93.4 %)
-    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(93.4, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(90.9, abs=0.1)
-    assert refit["parts"]["all"]["mean_top1_pct_of_best"] < \
-        committed["parts"]["all"]["mean_top1_pct_of_best"]
-
-
-def test_selection_ceiling_render():
-    from gemmmodel.commands.selection import render_ceiling
-
-    part = {"shapes": [{}], "min_top1_pct_of_best": 90.0, "mean_top1_pct_of_best": 95.0}
-    res = {"gpu": "h200", "n": 10, "fitted": ["issue_efficiency"],
-           "committed": {"params": {"issue_efficiency": 0.77}, "time_mape": 0.12,
-                         "parts": {"first": part}},
-           "insample": {"params": {"issue_efficiency": 1.0}, "time_mape": 0.11,
-                        "parts": {"first": dict(part, mean_top1_pct_of_best=93.0)}}}
-    text = render_ceiling(res)
-    assert "hindsight" in text and "time MAPE 12.0%" in text and "time MAPE 11.0%" in text
-    assert "90.0 / 95.0" in text and "90.0 / 93.0" in text
