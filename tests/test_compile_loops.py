@@ -72,3 +72,29 @@ def test_unreachable_self_branch_is_ignored():
                         Instr("BRA", "other", target="T", ends_flow=True), Instr("NOP", "other")])
     assert find_main_loop(lst) is None
     assert count_mix(reachable_instructions(lst))["instructions"] == 2
+
+
+def test_trip_path_takes_the_fall_through_side_of_a_diamond():
+    # HEAD: @P bra CHECKED ; fast: 1 op, bra JOIN ; CHECKED: 3 ops ; JOIN: 2 FMAs, bra HEAD.
+    # One trip runs the fast or the checked side, never both: the path is the fast side.
+    lst = Listing("k", [op(), Label("HEAD"), op("s_cmp"), br("CHECKED"),
+                        op("fast_load"), br("JOIN", conditional=False),
+                        Label("CHECKED"), op("checked_load"), op("checked_load"),
+                        op("checked_load"),
+                        Label("JOIN"), fma(), fma(), Instr("s_barrier", "barrier"),
+                        br("HEAD"), end()])
+    loop = find_main_loop(lst)
+    assert count_mix(loop.instrs)["instructions"] == 11   # the whole body, both sides
+    names = [ins.opcode for ins in loop.path]
+    assert "fast_load" in names and "checked_load" not in names
+    assert count_mix(loop.path)["fma"] == 2 and len(loop.path) == 8
+
+
+def test_trip_path_is_the_body_when_the_work_is_behind_a_taken_branch():
+    # the FMAs sit on the branch side only: the fall-through path would miss them
+    lst = Listing("k", [Label("HEAD"), op(), br("WORK"), op("skip"),
+                        br("TAIL", conditional=False), Label("WORK"), fma(), fma(),
+                        Label("TAIL"), Instr("s_barrier", "barrier"), br("HEAD"), end()])
+    loop = find_main_loop(lst)
+    assert count_mix(loop.path)["fma"] == 2
+    assert tuple(loop.path) == tuple(loop.instrs)

@@ -5,6 +5,14 @@ dominates u; its natural loop is h plus every block that reaches u without passi
 Loops with the same header are merged. The main loop is the loop with the most FMA
 instructions; among equals the smallest (innermost) one. Blocks unreachable from the
 entry (e.g. the self-branch nvdisasm shows after EXIT) take no part.
+
+One trip's path (`MainLoop.path`): the loop's instructions hold every branch of its body,
+e.g. both the unchecked and the bounds-checked loads of a tile (sgemm_tile with EDGE=1),
+which one trip never runs together. The path walks the body from the header: it falls
+through conditional branches (compilers lay the expected path out straight), follows
+unconditional ones, and stops at the back edge, at a block outside the body or at a block
+already walked. Where that path misses FMAs of the loop (the work sits behind a taken
+branch), the path is the whole body.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ class MainLoop:
     instrs: tuple
     depth: int
     outer_instrs: tuple = ()
+    path: tuple = ()
 
 
 def _blocks(listing: Listing) -> tuple[list[list[Instr]], dict[str, int], list[bool]]:
@@ -95,6 +104,27 @@ def natural_loops(graph: nx.DiGraph, entry: int = 0) -> dict[int, set[int]]:
     return loops
 
 
+def trip_path(graph: nx.DiGraph, blocks: list[list[Instr]], body: set[int],
+              header: int) -> list[int]:
+    """Blocks of one trip through a loop, in order (module docstring)."""
+    path, seen, node = [], set(), header
+    while node in body and node not in seen:
+        path.append(node)
+        seen.add(node)
+        last = blocks[node][-1] if blocks[node] else None
+        falls = node + 1 if graph.has_edge(node, node + 1) else None
+        jump = next((v for v in graph.successors(node) if v != falls), None)
+        if last is not None and last.target is not None and not last.conditional:
+            node = next(iter(graph.successors(node)), None)
+        elif falls is not None and falls in body and falls != header:
+            node = falls
+        elif jump is not None and jump != header:
+            node = jump
+        else:
+            break
+    return path
+
+
 def find_main_loop(listing: Listing) -> MainLoop | None:
     """The loop with the most FMAs (then the fewest instructions); None without loops."""
     graph, blocks = control_flow_graph(listing)
@@ -113,5 +143,10 @@ def find_main_loop(listing: Listing) -> MainLoop | None:
     around = [h for h, body in loops.items() if h != best and best in body]
     depth = len(around) + 1
     outer = min(around, key=lambda h: len(loops[h]), default=None)
-    return MainLoop(instrs=tuple(instrs_of(loops[best])), depth=depth,
-                    outer_instrs=tuple(instrs_of(loops[outer])) if outer is not None else ())
+    body = instrs_of(loops[best])
+    path = [ins for b in trip_path(graph, blocks, loops[best], best) for ins in blocks[b]]
+    if count_mix(path)["fma"] < count_mix(body)["fma"]:
+        path = body
+    return MainLoop(instrs=tuple(body), depth=depth,
+                    outer_instrs=tuple(instrs_of(loops[outer])) if outer is not None else (),
+                    path=tuple(path))

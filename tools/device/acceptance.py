@@ -123,14 +123,14 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def _time_config(rt, cfg, shape, sets, budget_s):
+def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
     from gemmmodel.batched import check_arguments, compile_batched, kernel_args, launch_spec
     from gemmmodel.runtime.measure import bench
     from gemmmodel.runtime.runner import HOST_ENQUEUE_S, SHORT_KERNEL_S
 
     m, n, k, batch = shape
     if batch == 1:
-        plan = cfg.plan(m, n, k)
+        plan = cfg.plan(m, n, k, edge)   # edge=True: the bounds-checked build at any shape
         module = rt.compile_plan(plan)
 
         def launch(i):
@@ -195,7 +195,8 @@ def cmd_sweep(args) -> dict:
                 return {"stopped": "budget", "rows": len(done)}
             row = {"gpu": info.get("name"), "shape": name, "config": cfg.name}
             try:
-                res = _time_config(rt, cfg, shape, sets, args.per_config_s)
+                res = _time_config(rt, cfg, shape, sets, args.per_config_s,
+                                   True if args.force_edge else None)
                 row.update(median_s=res.median_s, p20_s=res.p20_s, p80_s=res.p80_s,
                            reps=res.reps, noisy=res.noisy,
                            tflops=2.0 * m * n * k * batch / res.median_s / 1e12, error="")
@@ -225,6 +226,9 @@ def main() -> int:
     p.add_argument("--sweep-file", default="selection_sweep.csv",
                    help="sweep CSV name under --out (selection_sweep_heldout.csv for the "
                         "held-out round)")
+    p.add_argument("--force-edge", action="store_true",
+                   help="sweep: time the bounds-checked builds (EDGE=1) even where the shape "
+                        "is a tile multiple (their cost on interior tiles)")
     p.add_argument("--per-config-s", type=float, default=0.12)
     args = p.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
