@@ -90,3 +90,21 @@ def test_committed_sm90_table_matches_the_compiler(require_tool, name):
                           entry=ENTRY)[0]
     assert shipped.load_round_trips == pytest.approx(fresh.load_round_trips, abs=0.05)
     assert shipped.regs == fresh.regs and shipped.mix_loop == fresh.mix_loop
+
+
+@pytest.mark.parametrize("name,trips", [("64x128x16/8x8/db", 1.0), ("64x64x16/8x4/p4/db", 1.0)])
+def test_bounds_checked_build_counts_one_path(require_tool, name, trips):
+    # EDGE=1 loops hold the unchecked float4 loads and, behind a branch, the checked scalar
+    # loads into the same registers; one trip runs one of them. Replaying the whole body
+    # counted the second group's write-after-write as a second latency (2.0 before).
+    from gemmmodel.compile import compile_facts
+    from gemmmodel.compile.table import template_table_facts
+    from gemmmodel.template import ENTRY, TEMPLATE_SOURCE, parse_name
+
+    require_tool("nvcc", "nvdisasm")
+    cfg = parse_name(name)
+    fresh = compile_facts(TEMPLATE_SOURCE, "sm_90", defines={**cfg.defines(), "EDGE": 1},
+                          entry=ENTRY)[0]
+    assert fresh.load_round_trips == pytest.approx(trips, abs=0.05)
+    shipped = template_table_facts("sm_90", True)[cfg.name]
+    assert shipped["load_round_trips_per_tile"] == pytest.approx(trips, abs=0.05)

@@ -57,3 +57,19 @@ def test_issue_pipe_of_an_edge_launch_grows_by_the_factor():
     assert with_ratio.issue_s == pytest.approx(without.issue_s * factor)
     assert with_ratio.mem_instr_s == pytest.approx(without.mem_instr_s * factor)
     assert with_ratio.lds_s == pytest.approx(without.lds_s)      # LDS work is the same
+
+
+def test_unaligned_rows_send_every_tile_down_the_checked_path():
+    # float4 loads need 16-B aligned rows: N = 250 (B's leading dimension) or K = 1111 (A's)
+    # leave no tile on the unchecked path, edge or not (sgemm_tile.cu vec_ab)
+    desc = describe(CFG.params(32))
+    for shape in ((250, 250, 500, 32), (3333, 2224, 1111, 1)):
+        t = checked_path_term(desc, shape, {"checked_path_ratio": 1.5})
+        assert t.inputs["s"] == 1.0 and t.value == pytest.approx(1.5)
+    # N and K multiples of 4: only the edge tiles (4 x 4 blocks, 7 past M or N)
+    t = checked_path_term(desc, (252, 252, 512, 32), {"checked_path_ratio": 1.5})
+    assert t.inputs["s"] == pytest.approx(7 / 16)
+    # scalar loads (VEC = 1) have no alignment condition
+    scalar = describe(parse_name("64x64x16/8x4/v1").params(32))
+    t = checked_path_term(scalar, (250, 250, 512, 32), {"checked_path_ratio": 1.5})
+    assert t.inputs["s"] == pytest.approx(7 / 16)

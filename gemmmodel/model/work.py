@@ -223,14 +223,21 @@ def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
     K % BK != 0) run the checked loads, share s of the block tile iterations; the rest the
     unchecked path that the instruction mix counts. Assumption: the checked path costs the
     edge build's whole static loop (both paths' code, r times the plain loop), and the
-    busiest CU holds the launch's share of edge tiles. 1 without the ratio (plain builds,
-    catalogue kernels)."""
+    busiest CU holds the launch's share of edge tiles. Every tile takes the checked loads
+    (s = 1) where a float4 build's rows are not 16-byte aligned (unaligned_rows). 1 without
+    the ratio (plain builds, catalogue kernels)."""
     m, n, k = (int(x) for x in tuple(shape)[:3])
     ratio = facts.get("checked_path_ratio") if isinstance(facts, dict) else None
     if not ratio or not desc.uses_lds:
         return Term("checked_path_factor", 1.0, "1", "1 (no bounds-checked build)")
     gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
     edge_blocks = gx * gy - (n // desc.bn) * (m // desc.bm)
+    if unaligned_rows(desc, n, k):
+        return Term("checked_path_factor", float(ratio), "1", "r (s = 1: rows not 16-B aligned)",
+                    {"s": 1.0, "r": float(ratio), "edge_blocks": gx * gy, "blocks": gx * gy,
+                     "k_tail_share": 0.0},
+                    note="float4 loads need K and N multiples of 4 (leading dimensions of A "
+                         "and B): every tile runs the checked loads")
     f_edge = edge_blocks / (gx * gy)
     iters = iterations(desc, k)
     k_tail = 1.0 / iters if k % desc.bk else 0.0
@@ -240,6 +247,14 @@ def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
                 {"s": share, "r": float(ratio), "edge_blocks": edge_blocks,
                  "blocks": gx * gy, "k_tail_share": k_tail},
                 note="edge tiles run the checked loads (compile facts: edge / plain loop)")
+
+
+def unaligned_rows(desc: KernelDesc, n: int, k: int) -> bool:
+    """True when a float4 build cannot take its unchecked path anywhere: the template's
+    fast path needs 16-byte aligned rows of A (leading dimension K) and B (N)
+    (kernels/template/sgemm_tile.cu, `vec_ab`); batched launches swap the operands, the
+    same two leading dimensions."""
+    return desc.vec == 4 and (k % 4 != 0 or n % 4 != 0)
 
 
 def work_term(desc: KernelDesc, shape: tuple[int, int, int, int], blocks: int,
