@@ -58,7 +58,8 @@ def _mixes(listing: Listing | None, vendor: str) -> dict:
             "mix_loop": count_mix(loop.instrs) if loop else empty_mix(),
             "mix_outer": count_mix(loop.outer_instrs) if loop else empty_mix(),
             "main_loop_depth": loop.depth if loop else 0,
-            "load_round_trips": load_round_trips(loop.path or loop.instrs, vendor) if loop else None}
+            "load_round_trips": (load_round_trips(loop.path or loop.instrs, vendor)
+                                 if loop else None)}
 
 
 def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:

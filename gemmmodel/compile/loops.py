@@ -115,7 +115,7 @@ def trip_path(graph: nx.DiGraph, blocks: list[list[Instr]], body: set[int],
         falls = node + 1 if graph.has_edge(node, node + 1) else None
         jump = next((v for v in graph.successors(node) if v != falls), None)
         if last is not None and last.target is not None and not last.conditional:
-            node = next(iter(graph.successors(node)), None)
+            node = jump if jump is not None else falls   # the branch's one successor
         elif falls is not None and falls in body and falls != header:
             node = falls
         elif jump is not None and jump != header:

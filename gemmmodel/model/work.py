@@ -232,21 +232,19 @@ def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
         return Term("checked_path_factor", 1.0, "1", "1 (no bounds-checked build)")
     gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
     edge_blocks = gx * gy - (n // desc.bn) * (m // desc.bm)
-    if unaligned_rows(desc, n, k):
-        return Term("checked_path_factor", float(ratio), "1", "r (s = 1: rows not 16-B aligned)",
-                    {"s": 1.0, "r": float(ratio), "edge_blocks": gx * gy, "blocks": gx * gy,
-                     "k_tail_share": 0.0},
-                    note="float4 loads need K and N multiples of 4 (leading dimensions of A "
-                         "and B): every tile runs the checked loads")
     f_edge = edge_blocks / (gx * gy)
     iters = iterations(desc, k)
     k_tail = 1.0 / iters if k % desc.bk else 0.0
-    share = f_edge + (1.0 - f_edge) * k_tail
+    unaligned = unaligned_rows(desc, n, k)
+    share = 1.0 if unaligned else f_edge + (1.0 - f_edge) * k_tail
+    note = ("float4 loads need K and N multiples of 4 (leading dimensions of A and B): every "
+            "tile runs the checked loads" if unaligned else
+            "edge tiles run the checked loads (compile facts: edge / plain loop)")
     return Term("checked_path_factor", 1.0 + share * (float(ratio) - 1.0), "1",
-                "1 + s * (r - 1), s = edge_blocks / blocks + (1 - that) * [K % BK] / iterations",
+                "1 + s * (r - 1), s = edge_blocks / blocks + (1 - that) * [K % BK] / iterations"
+                " (s = 1 where rows are not 16-B aligned)",
                 {"s": share, "r": float(ratio), "edge_blocks": edge_blocks,
-                 "blocks": gx * gy, "k_tail_share": k_tail},
-                note="edge tiles run the checked loads (compile facts: edge / plain loop)")
+                 "blocks": gx * gy, "k_tail_share": k_tail}, note=note)
 
 
 def unaligned_rows(desc: KernelDesc, n: int, k: int) -> bool:
