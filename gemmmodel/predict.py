@@ -138,7 +138,7 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
     BadArgument where `spec` has no committed sweep."""
     from gemmmodel.model.calib import calibration_name, fit_path
     from gemmmodel.model.neighbours import (NEIGHBOURS, SHRINK, correction, residuals,
-                                            shape_distance)
+                                            same_build, shape_distance)
     from gemmmodel.model.selection import all_sweeps, shape_text, sweep_file
 
     folder = fit_path(calibration_name(spec.name, root), root).parent
@@ -151,7 +151,7 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
     names = {c.name for c in configs}
     by_cfg: dict[str, list] = {}
     for (name, s), _ in measured.items():
-        if name in names and tuple(s) != tuple(shape):
+        if name in names and tuple(s) != tuple(shape) and same_build(name, s, shape):
             by_cfg.setdefault(name, []).append(s)
     needed = set()
     for name, shapes in by_cfg.items():
@@ -165,7 +165,8 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
         t_s, _ = _evaluate(configs, spec, s, calib, device_regs, {}, jobs)
         predicted.update({(c.name, s): t for c, t in zip(configs, t_s) if np.isfinite(t)})
     resid = residuals(measured, predicted)   # only at the shapes evaluated above
-    factors = np.array([np.exp(-correction(resid.get(c.name, []), shape)[0]) for c in configs])
+    factors = np.array([np.exp(-correction(resid.get(c.name, []), shape, name=c.name)[0])
+                        for c in configs])
     info = {"folder": str(folder), "sweeps": [sweep_file(p) for p in parts],
             "neighbours": NEIGHBOURS, "shrink": SHRINK,
             "shapes_used": [shape_text(s) for s in needed],

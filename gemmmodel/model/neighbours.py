@@ -13,14 +13,21 @@ swept shapes:
     corr(c, s)   = sum(w r) / (sum(w) + SHRINK)
     t_corr(c, s) = t_model(c, s) * exp(-corr(c, s))
 
-The query shape itself is never its own neighbour (d = 0 is skipped), so a swept shape is
-corrected only from the others. SHRINK pulls the correction towards 0 (no change) where
-the neighbours are far. It is a measured correction, not a term of the model: it explains
-nothing and exists only on a GPU that was swept (`predict --neighbours`). NEIGHBOURS and
-SHRINK were chosen from nine variants (k 4, 8, 16 x shrink 0, 0.5, 2: mean top-1 91.8-93.5 %,
-all within 1.7 points) scored by `prequential_record` on the H200 rounds first..heldout13;
-the fourteenth round (docs/selection.md) is their first test on shapes that played no part
-in that choice.
+Only the shapes where the config runs the same build count as its neighbours
+(`same_build`): a template config is two kernels, the plain build at tile-multiple shapes
+and the bounds-checked build (EDGE=1: register-staged /db, its own registers) at the others
+and at every batched launch, and their errors differ (run P, docs/model.md section 10: the
+/db builds' edge / plain time 0.43-1.67 at 2048^3). The query shape itself is never its own
+neighbour (d = 0 is skipped), so a swept shape is corrected only from the others. SHRINK
+pulls the correction towards 0 (no change) where the neighbours are far; a config with no
+swept shape of the same build keeps its model time. It is a measured correction, not a
+term of the model: it explains nothing and exists only on a GPU that was swept
+(`predict --neighbours`). NEIGHBOURS and SHRINK were chosen from nine variants (k 4, 8,
+16 x shrink 0, 0.5, 2: mean top-1 91.8-93.5 %, all within 1.7 points) scored by
+`prequential_record` on the H200 rounds first..heldout13; the fourteenth round
+(docs/selection.md) is their first test on shapes that played no part in that choice.
+They were kept, not chosen again, when the neighbours became those of the same build
+(session 24).
 
 `prequential_record(parts, predicted)` is its honest score: each round is corrected only
 with the sweeps of the rounds before it (in the order they were run), and scored against
@@ -30,6 +37,7 @@ its own sweep, next to the uncorrected model on the same shapes.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,6 +52,23 @@ def shape_distance(a, b) -> float:
     return float(sum((math.log2(x) - math.log2(y)) ** 2 for x, y in zip(a, b)))
 
 
+@lru_cache(maxsize=None)
+def _config(name: str):
+    from gemmmodel.template import parse_name
+
+    return parse_name(name)
+
+
+def same_build(name: str, a, b) -> bool:
+    """True when template config `name` runs the same build at shapes `a` and `b`: both the
+    plain one or both the bounds-checked one (template.plan.shape_needs_edge). InvalidConfig
+    for a name that is not a template config."""
+    from gemmmodel.template.plan import shape_needs_edge
+
+    cfg = _config(name)
+    return shape_needs_edge(cfg, a) == shape_needs_edge(cfg, b)
+
+
 def residuals(measured: dict, predicted: dict) -> dict[str, list]:
     """{config: [(shape, ln(predicted / measured)), ...]} over every (config, shape) with a
     positive time in both."""
@@ -55,10 +80,13 @@ def residuals(measured: dict, predicted: dict) -> dict[str, list]:
     return out
 
 
-def correction(resid: list, shape, k: int = NEIGHBOURS, shrink: float = SHRINK):
+def correction(resid: list, shape, k: int = NEIGHBOURS, shrink: float = SHRINK,
+               name: str | None = None):
     """(corr, [(neighbour shape, residual, weight), ...]) for one config at `shape` from its
-    `resid` list (residuals()); (0.0, []) without any other swept shape."""
-    others = [(shape_distance(shape, s), s, r) for s, r in resid if tuple(s) != tuple(shape)]
+    `resid` list (residuals()); with the config's `name`, only the shapes where it runs the
+    same build as at `shape` (same_build). (0.0, []) without any such other swept shape."""
+    others = [(shape_distance(shape, s), s, r) for s, r in resid if tuple(s) != tuple(shape)
+              and (name is None or same_build(name, s, shape))]
     if not others:
         return 0.0, []
     others.sort(key=lambda x: (x[0], x[1]))
@@ -71,11 +99,12 @@ def correction(resid: list, shape, k: int = NEIGHBOURS, shrink: float = SHRINK):
 
 def corrected_times(times: dict, resid: dict, k: int = NEIGHBOURS,
                     shrink: float = SHRINK) -> dict:
-    """{(config, shape): corrected s} for every entry of `times` {(config, shape): model s};
-    a config without residuals keeps its model time."""
+    """{(config, shape): corrected s} for every entry of `times` {(config, shape): model s},
+    each from the residuals of its own build (correction with the config's name); a config
+    without such residuals keeps its model time."""
     out = {}
     for (name, shape), t in times.items():
-        corr, _ = correction(resid.get(name, []), shape, k, shrink)
+        corr, _ = correction(resid.get(name, []), shape, k, shrink, name)
         out[(name, shape)] = t * math.exp(-corr)
     return out
 
@@ -108,4 +137,4 @@ def prequential_record(parts: list[tuple[str, dict]], predicted: dict,
 
 
 __all__ = ["NEIGHBOURS", "SHRINK", "correction", "corrected_times", "prequential_record",
-           "residuals", "shape_distance"]
+           "residuals", "same_build", "shape_distance"]
