@@ -168,7 +168,7 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
     factors = np.array([np.exp(-correction(resid.get(c.name, []), shape, name=c.name)[0])
                         for c in configs])
     info = {"folder": str(folder), "sweeps": [sweep_file(p) for p in parts],
-            "neighbours": NEIGHBOURS, "shrink": SHRINK,
+            "neighbours": NEIGHBOURS, "shrink": SHRINK, "same_build": True,
             "shapes_used": [shape_text(s) for s in needed],
             "swept_here": any(tuple(s) == tuple(shape) for _, s in measured)}
     return factors, info

@@ -170,7 +170,7 @@ def test_predict_cli_neighbours(capsys):
     assert main(["predict", "--gpu", "h200", "--size", "2000x2000x2000", "--top", "2",
                  "--neighbours", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["neighbours"]["swept_here"] is False
+    assert data["neighbours"]["swept_here"] is False and data["neighbours"]["same_build"]
     assert all(0.5 < i["neighbour_factor"] < 2.0 for i in data["top"])
     assert main(["predict", "--gpu", "h200", "--size", "2000x2000x2000", "--top", "2"]) == 0
     plain = capsys.readouterr()
@@ -179,4 +179,5 @@ def test_predict_cli_neighbours(capsys):
                  "--neighbours"]) == 0
     out = capsys.readouterr()
     assert "measured-neighbour correction" in out.out and "its error at the swept" in out.out
+    assert "nearest swept shapes of the same build" in out.out
     assert "neighbours: model at swept shape" in out.err          # progress on stderr

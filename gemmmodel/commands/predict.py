@@ -31,7 +31,8 @@ def add_parser(sub) -> None:
                    help="compile, check and time the top configs on this machine's GPU")
     p.add_argument("--neighbours", action="store_true",
                    help="correct each config's predicted time by the model's error for it at "
-                        "the nearest swept shapes of this GPU (gemmmodel.model.neighbours; "
+                        "the nearest swept shapes of this GPU where it runs the same build, "
+                        "plain or bounds-checked (gemmmodel.model.neighbours; "
                         "only on a GPU with committed sweeps; its prequential record: "
                         "gemmmodel selection --posthoc)")
     p.add_argument("--check-estimator", type=int, default=0, metavar="N",
@@ -87,8 +88,9 @@ def render(res: dict) -> str:
     nb = res.get("neighbours")
     if nb:
         lines.append(f"measured-neighbour correction: predicted = model x the model's error "
-                     f"for the config at its {nb['neighbours']} nearest swept shapes (shrink "
-                     f"{nb['shrink']:g}) of {', '.join(nb['shapes_used'][:4])}"
+                     f"for the config at its {nb['neighbours']} nearest swept shapes of the same "
+                     f"build (shrink {nb['shrink']:g}), among "
+                     f"{', '.join(nb['shapes_used'][:4])}"
                      + (f" and {len(nb['shapes_used']) - 4} more" if len(nb['shapes_used']) > 4
                         else "")
                      + ("; this shape itself was swept and is left out" if nb["swept_here"]
