@@ -2,7 +2,7 @@
 
     ncu --csv --page raw -k regex:mb_smem_pattern ... python3 tools/device/ncu_launch.py patterns
     ncu --csv --page raw -k regex:sgemm ... python3 tools/device/ncu_launch.py configs \
-        --size 2048x2048x2048 CONFIG [CONFIG ...]
+        --size 2048x2048x2048 CONFIG [CONFIG ...]      # or MxNxKxBATCH: strided-batched
 
 `patterns`: mb_smem_pattern (kernels/micro/smem.cu) for every pattern of
 gemmmodel.calibrate.micro_compute.SMEM_PATTERNS at 32/64/128 bits, in that order (the order
@@ -44,19 +44,33 @@ def patterns(rt) -> None:
 
 
 def configs(rt, names: list[str], size: str) -> None:
+    """Each config once at `size`: MxNxK through its launch plan, MxNxKxBATCH (batch > 1)
+    through the strided-batched entry as tools/device/acceptance.py sweep times it."""
+    from gemmmodel.batched import check_arguments, compile_batched, kernel_args, launch_spec
     from gemmmodel.catalogue import resolve
+    from gemmmodel.template import parse_name
 
-    m, n, k = (int(x) for x in size.lower().split("x"))
+    m, n, k, *rest = (int(x) for x in size.lower().split("x"))
+    batch = rest[0] if rest else 1
     rng = np.random.default_rng(11)
-    bufs = [rt.upload(rng.uniform(-1, 1, r * c).astype(np.float32))
+    bufs = [rt.upload(rng.uniform(-1, 1, batch * r * c).astype(np.float32))
             for r, c in ((m, k), (k, n), (m, n))]
     for idx, name in enumerate(names):
-        ref = resolve(name)
-        plan = ref.plan(m, n, k)
-        module = rt.compile_plan(plan)
-        rt.launch_plan(module, plan, m, n, k, 1.0, bufs[0], bufs[1], 0.0, bufs[2])
+        if batch > 1:
+            # column-major (BLAS) arguments of the row-major M x N problem: C^T = B^T A^T
+            cfg = parse_name(name)
+            prob = check_arguments("N", "N", n, m, k, 1.0, n, k * n, k, m * k, 0.0, n,
+                                   m * n, batch)
+            entry, grid, block = launch_spec(prob, cfg)
+            rt.launch(compile_batched(rt, cfg), entry, grid, block,
+                      kernel_args(prob, bufs[1], bufs[0], bufs[2]))
+        else:
+            plan = resolve(name).plan(m, n, k)
+            entry = plan.entry
+            rt.launch_plan(rt.compile_plan(plan), plan, m, n, k, 1.0, bufs[0], bufs[1], 0.0,
+                           bufs[2])
         rt.synchronize()
-        print(f"order,{idx},{name},{plan.entry},{size}", flush=True)
+        print(f"order,{idx},{name},{entry},{size}", flush=True)
     for b in bufs:
         rt.free(b)
 
