@@ -197,6 +197,12 @@ def resolve_config(config, p: BatchedProblem, runtime) -> TileConfig:
     return check_for_runtime(parse_name(config) if isinstance(config, str) else config, runtime)
 
 
+def row_major_problem(m: int, n: int, k: int, batch: int) -> BatchedProblem:
+    """The packed row-major M x N x K product of `batch` matrices as the column-major (BLAS)
+    arguments: C^T = B^T A^T (n, m, k; so kernel_args(p, B, A, C) takes B first)."""
+    return check_arguments("N", "N", n, m, k, 1.0, n, k * n, k, m * k, 0.0, n, m * n, batch)
+
+
 def launch_spec(p: BatchedProblem, cfg: TileConfig) -> tuple[str, tuple, tuple]:
     """(entry, grid, block) of the row-major problem C^T = op(B)^T op(A)^T."""
     entry = BATCHED_ENTRIES[(p.trans_b != "N", p.trans_a != "N")]
@@ -320,4 +326,4 @@ def __getattr__(name: str):
 
 __all__ = ["BatchedProblem", "check_arguments", "choose_config", "kernel_args", "launch_spec",
            "matrix_mask", "matrix_view", "reference_strided_batched", "resolve_config",
-           "sgemm_strided_batched"]
+           "row_major_problem", "sgemm_strided_batched"]

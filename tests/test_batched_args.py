@@ -188,3 +188,22 @@ def test_valid_explicit_config_runs_on_a_known_arch(config, arch):
     kw = {**GOOD, "A": arrays()[0], "B": arrays()[1], "C": arrays()[2]}
     sgemm_strided_batched(*(kw[key] for key in ORDER), runtime=rt, config=config)
     assert len(rt.launches) == 1 and "-DBM=64" in rt.compiled[0]["options"]
+
+
+def test_row_major_problem_is_the_transposed_blas_call():
+    from gemmmodel.batched import reference_strided_batched, row_major_problem
+
+    m, n, k, batch = 3, 5, 4, 2
+    p = row_major_problem(m, n, k, batch)
+    assert (p.m, p.n, p.k, p.batch_count) == (n, m, k, batch)
+    assert (p.lda, p.stride_a, p.ldb, p.stride_b, p.ldc, p.stride_c) == \
+        (n, k * n, k, m * k, n, m * n)
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (batch, m, k))
+    b = rng.uniform(-1, 1, (batch, k, n))
+    # the BLAS call takes B first (kernel_args(p, B, A, C)); C comes out row-major A @ B
+    out = reference_strided_batched(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, b.ravel(),
+                                    p.lda, p.stride_a, a.ravel(), p.ldb, p.stride_b, p.beta,
+                                    np.full(batch * m * n, np.nan), p.ldc, p.stride_c,
+                                    p.batch_count)
+    assert np.allclose(out.reshape(batch, m, n), a @ b)

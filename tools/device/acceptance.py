@@ -124,7 +124,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
-    from gemmmodel.batched import check_arguments, compile_batched, kernel_args, launch_spec
+    from gemmmodel.batched import compile_batched, kernel_args, launch_spec, row_major_problem
     from gemmmodel.runtime.measure import bench
     from gemmmodel.runtime.runner import HOST_ENQUEUE_S, SHORT_KERNEL_S
 
@@ -137,9 +137,7 @@ def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
             a, b, c = sets[i]
             rt.launch_plan(module, plan, m, n, k, 1.0, a, b, 0.0, c)
     else:
-        # column-major (BLAS) arguments of the row-major M x N problem: C^T = B^T A^T
-        prob = check_arguments("N", "N", n, m, k, 1.0, n, k * n, k, m * k, 0.0, n, m * n,
-                               batch)
+        prob = row_major_problem(m, n, k, batch)
         module = compile_batched(rt, cfg)
         entry, grid, block = launch_spec(prob, cfg)
 

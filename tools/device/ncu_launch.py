@@ -46,7 +46,7 @@ def patterns(rt) -> None:
 def configs(rt, names: list[str], size: str) -> None:
     """Each config once at `size`: MxNxK through its launch plan, MxNxKxBATCH (batch > 1)
     through the strided-batched entry as tools/device/acceptance.py sweep times it."""
-    from gemmmodel.batched import check_arguments, compile_batched, kernel_args, launch_spec
+    from gemmmodel.batched import compile_batched, kernel_args, launch_spec, row_major_problem
     from gemmmodel.catalogue import resolve
     from gemmmodel.template import parse_name
 
@@ -57,10 +57,8 @@ def configs(rt, names: list[str], size: str) -> None:
             for r, c in ((m, k), (k, n), (m, n))]
     for idx, name in enumerate(names):
         if batch > 1:
-            # column-major (BLAS) arguments of the row-major M x N problem: C^T = B^T A^T
             cfg = parse_name(name)
-            prob = check_arguments("N", "N", n, m, k, 1.0, n, k * n, k, m * k, 0.0, n,
-                                   m * n, batch)
+            prob = row_major_problem(m, n, k, batch)
             entry, grid, block = launch_spec(prob, cfg)
             rt.launch(compile_batched(rt, cfg), entry, grid, block,
                       kernel_args(prob, bufs[1], bufs[0], bufs[2]))
