@@ -65,7 +65,8 @@ def test_only_shapes_of_the_same_build_are_neighbours():
     assert corr == pytest.approx(0.05)
     # without the name every swept shape counts (the nearest, 500x512x512, first)
     assert correction(resid, plain)[1][0][0] == edge
-    # the query's own build: at 500x512x512 only the batched shape is of its build
+    # the query's own build: at 500x512x256 (bounds-checked) the edge and batched shapes are
+    # its neighbours, 1024x512x512 (plain) is not
     query = (500, 512, 256, 1)
     corr, used = correction(resid, query, name=A)
     assert [s for s, _, _ in used] == [edge, batched]

@@ -37,7 +37,6 @@ its own sweep, next to the uncorrected model on the same shapes.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
@@ -52,21 +51,21 @@ def shape_distance(a, b) -> float:
     return float(sum((math.log2(x) - math.log2(y)) ** 2 for x, y in zip(a, b)))
 
 
-@lru_cache(maxsize=None)
-def _config(name: str):
+def build_filter(name: str, shape):
+    """A predicate on shapes: True where template config `name` runs the build it runs at
+    `shape`, the plain one or the bounds-checked one (template.plan.shape_needs_edge).
+    InvalidConfig for a name that is not a template config."""
     from gemmmodel.template import parse_name
+    from gemmmodel.template.plan import shape_needs_edge
 
-    return parse_name(name)
+    cfg = parse_name(name)
+    edge = shape_needs_edge(cfg, shape)
+    return lambda other: shape_needs_edge(cfg, other) == edge
 
 
 def same_build(name: str, a, b) -> bool:
-    """True when template config `name` runs the same build at shapes `a` and `b`: both the
-    plain one or both the bounds-checked one (template.plan.shape_needs_edge). InvalidConfig
-    for a name that is not a template config."""
-    from gemmmodel.template.plan import shape_needs_edge
-
-    cfg = _config(name)
-    return shape_needs_edge(cfg, a) == shape_needs_edge(cfg, b)
+    """True when template config `name` runs the same build at shapes `a` and `b`."""
+    return build_filter(name, a)(b)
 
 
 def residuals(measured: dict, predicted: dict) -> dict[str, list]:
@@ -85,8 +84,9 @@ def correction(resid: list, shape, k: int = NEIGHBOURS, shrink: float = SHRINK,
     """(corr, [(neighbour shape, residual, weight), ...]) for one config at `shape` from its
     `resid` list (residuals()); with the config's `name`, only the shapes where it runs the
     same build as at `shape` (same_build). (0.0, []) without any such other swept shape."""
+    keep = build_filter(name, shape) if name is not None else None
     others = [(shape_distance(shape, s), s, r) for s, r in resid if tuple(s) != tuple(shape)
-              and (name is None or same_build(name, s, shape))]
+              and (keep is None or keep(s))]
     if not others:
         return 0.0, []
     others.sort(key=lambda x: (x[0], x[1]))
@@ -136,5 +136,5 @@ def prequential_record(parts: list[tuple[str, dict]], predicted: dict,
             "model_only": {"shapes": model_rows, **summary(model_rows)}}
 
 
-__all__ = ["NEIGHBOURS", "SHRINK", "correction", "corrected_times", "prequential_record",
-           "residuals", "same_build", "shape_distance"]
+__all__ = ["NEIGHBOURS", "SHRINK", "build_filter", "correction", "corrected_times",
+           "prequential_record", "residuals", "same_build", "shape_distance"]
