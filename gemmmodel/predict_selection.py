@@ -18,6 +18,7 @@ it, predictions are computed now with the current model. When the fit's training
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import subprocess
 from datetime import datetime, timezone
@@ -134,6 +135,8 @@ def record_predictions(calibration_dir, shapes=None) -> Path:
     meta = {"recorded_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "gpu_spec": spec.name, "commit_before_recording": _commit(),
             "shapes": list(seconds), "predict_seconds_per_shape": seconds,
+            "fit_json_sha256": (hashlib.sha256((folder / "fit.json").read_bytes()).hexdigest()
+                                if (folder / "fit.json").is_file() else None),
             "written_by": "gemmmodel.predict_selection.record_predictions"}
     (folder / RECORD_META).write_text(json.dumps(meta, indent=1) + "\n")
     return folder / RECORD_FILE
@@ -173,9 +176,16 @@ def predict_sweep(folder: Path, spec, keys) -> dict:
     return out
 
 
-def _training(folder: Path) -> list[str]:
+def _training(folder: Path, recorded_sha: str | None = None) -> list[str]:
+    """The training set of the fit behind the scored predictions: fit.json's, unless the
+    predictions were recorded with another fit (its sha256 in the record's .json differs),
+    whose training set the record does not hold: then none is claimed."""
     path = folder / "fit.json"
-    return list(json.loads(path.read_text()).get("training_set", [])) if path.is_file() else []
+    if not path.is_file():
+        return []
+    if recorded_sha is not None and hashlib.sha256(path.read_bytes()).hexdigest() != recorded_sha:
+        return []
+    return list(json.loads(path.read_text()).get("training_set", []))
 
 
 def selection_summary(calibration_dir) -> dict:
@@ -192,7 +202,9 @@ def selection_summary(calibration_dir) -> dict:
     else:
         preds, meta = predict_sweep(folder, spec, keys), {}
         how = "computed now with the current model"
-    training = _training(folder)
+    # in-sample only when the fit that ranked the shapes trained on template configs: for a
+    # recorded ranking that is the fit named by its record, not today's fit.json
+    training = _training(folder, meta.get("fit_json_sha256") if meta else None)
     rows = []
     for shape in sorted({s for _, s in keys}):
         names = [n for n, s in keys if s == shape and (n, s) in preds]

@@ -188,6 +188,37 @@ def test_selection_summary_scores_the_choice(tmp_path):
         [r["top1_pct_of_best"] for r in res2["shapes"]])
 
 
+def test_selection_summary_in_sample_follows_the_fit_that_ranked(tmp_path):
+    """A recorded ranking is in-sample only if the fit it was recorded with trained on
+    template configs; today's fit.json says nothing about a ranking made with another."""
+    import hashlib
+
+    from gemmmodel.model import predict_kernel
+    from gemmmodel.predict import record_predictions, selection_summary
+    from gemmmodel.spec import load_spec
+    from gemmmodel.template import search_space
+
+    spec = load_spec("h200")
+    configs = search_space(spec)[::60]
+    shapes = [(2048, 2048, 2048)]
+    folder = tmp_path / "h200"
+    _fake_sweep(folder, spec, configs, shapes,
+                lambda c, s: predict_kernel(c.params(32), None, spec, s + (1,)).time_s)
+    fit = folder / "fit.json"
+    fit.write_text(json.dumps({"training_set": ["64x64x16/8x8/p4 @ 4096x4096x4096"]}))
+    assert selection_summary(folder)["in_sample"] is True          # computed now: this fit
+    record_predictions(folder)
+    meta = json.loads((folder / "selection_predictions.json").read_text())
+    assert meta["fit_json_sha256"] == hashlib.sha256(fit.read_bytes()).hexdigest()
+    assert selection_summary(folder)["in_sample"] is True          # recorded with this fit
+    # the fit changes after the recording: the ranking was not made with it
+    fit.write_text(json.dumps({"training_set": ["64x64x16/8x8/p4 @ 1024x1024x1024",
+                                                "8 @ 1024x1024x1024"]}))
+    res = selection_summary(folder)
+    assert res["predictions"].startswith("recorded")
+    assert res["in_sample"] is False and res["training_set"] == []
+
+
 def test_predict_cli_json(capsys):
     assert main(["predict", "--gpu", "h200", "--size", "1024x1024x1024", "--top", "2",
                  "--jobs", "1", "--json"]) == 0
