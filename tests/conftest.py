@@ -45,3 +45,12 @@ def require_tool():
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def h200_comparison():
+    """`selection_comparison("h200")` (about a minute: the current model on every swept
+    config, the neighbour records), computed once per test session; do not mutate it."""
+    from gemmmodel.model.selection import selection_comparison
+
+    return selection_comparison("h200")

@@ -15,7 +15,6 @@ from gemmmodel.model.selection import (
     preregistered,
     recorded_times,
     score,
-    selection_comparison,
     summary,
     sweep_measured,
     time_error,
@@ -86,8 +85,8 @@ needs_h200 = pytest.mark.skipif(not (H200 / "selection_sweep.csv").is_file(),
 
 
 @needs_h200
-def test_preregistered_numbers_stay_as_recorded():
-    res = selection_comparison("h200")
+def test_preregistered_numbers_stay_as_recorded(h200_comparison):
+    res = h200_comparison
     pre = {r["shape"]: r for r in res["preregistered"]["shapes"]}
     # the issue-8 result recorded before the sweep (brief / docs/selection.md)
     assert pre["4096x4096x4096"]["top1_pct_of_best"] == pytest.approx(85.6, abs=0.05)
@@ -171,10 +170,11 @@ def _assert_file_committed_before_sweep(name, round_):
                               cwd=repo).returncode == 0 and pred != sweep
 
 
-def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_documented():
+def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_documented(
+        h200_comparison):
     import json
 
-    from gemmmodel.model.selection import HELDOUT_ROUNDS, selection_comparison
+    from gemmmodel.model.selection import HELDOUT_ROUNDS
 
     folder = CALIBRATION_DIR / "h200"
     round_ = HELDOUT_ROUNDS[1]
@@ -189,7 +189,7 @@ def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_docume
     _assert_ranking_committed_before_sweep(round_)
     # docs/selection.md: min top1 71.4 %, mean 86.1 %; min top3 76.0 %, mean 92.2 %
     _assert_round(score(measured, ranks), 6, (71.4, 86.1, 76.0, 92.2))
-    res = selection_comparison("h200")
+    res = h200_comparison
     # each round, then the neighbour ranking recorded with it (rounds 14 on)
     rounds = [p for p in res["order"] if not p.endswith("_neighbours")]
     assert rounds[:2 + len(HELDOUT_ROUNDS)] == ["preregistered", "posthoc", *HELDOUT_ROUNDS]
@@ -284,13 +284,14 @@ def test_seventh_heldout_round_was_recorded_with_model_changes_10_and_11():
     _recorded_time_error(measured, "heldout7", 0.1266, 0.0005)
 
 
-def test_low_occupancy_sweep_is_scored_post_hoc():
+def test_low_occupancy_sweep_is_scored_post_hoc(h200_comparison):
     """Run L (calibration/h200/occupancy_sweep.csv): 5 square shapes, the whole search space
     each, no recorded ranking; docs/model.md section 10 quotes its time error (10.8 % with
     the weighted fit of the fifteenth change, 11.9 % before)."""
-    res = selection_comparison("h200")
+    res = h200_comparison
     part = res["occupancy"]
-    assert res["order"][-1] == "occupancy" and "not a selection round" in part["label"]
+    assert res["order"][-2:] == ["occupancy", "neighbours_loso"]
+    assert "not a selection round" in part["label"]
     assert len(part["shapes"]) == 5 and part["time_error"]["n"] == 5 * 372
     assert part["time_error"]["mape"] == pytest.approx(0.108, abs=0.002)
     assert {r["shape"] for r in part["shapes"]} >= {"1024x1024x2048", "2048x2048x8192"}

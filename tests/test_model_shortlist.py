@@ -35,8 +35,8 @@ def test_best_of_top_by_hand():
     assert per_k[4]["share_at_98"] == pytest.approx(1.0)
 
 
-def test_record_of_the_committed_h200_rounds():
-    from gemmmodel.model.selection import HELDOUT_ROUNDS, selection_comparison
+def test_record_of_the_committed_h200_rounds(h200_comparison):
+    from gemmmodel.model.selection import HELDOUT_ROUNDS
 
     rec = shortlist_record(CALIBRATION_DIR / "h200")
     assert rec["rounds"] == ["first", *HELDOUT_ROUNDS]
@@ -44,7 +44,7 @@ def test_record_of_the_committed_h200_rounds():
     per_k = {r["k"]: r for r in rec["per_k"]}
     assert list(per_k) == list(SHORTLIST_K)
     # k = 1 and 3 are the top-1 / top-3 over every pre-registered shape
-    comparison = selection_comparison("h200")
+    comparison = h200_comparison
     honest = comparison["all_preregistered"]
     # selection --posthoc builds the same table from the rounds it has read already
     assert comparison["shortlist"] == {"shapes": rec["shapes"], "per_k": rec["per_k"]}

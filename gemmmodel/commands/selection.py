@@ -68,6 +68,15 @@ def render_posthoc(res: dict) -> str:
                          f"{alone['mean_top1_pct_of_best']:.1f}%; min top3 "
                          f"{alone['min_top3_pct_of_best']:.1f}%, mean "
                          f"{alone['mean_top3_pct_of_best']:.1f}%")
+        every = part.get("all_shapes")
+        if every:
+            lines.append(f"    every swept shape ({every['n']}), each left out of its own "
+                         f"correction: min top1 {every['min_top1_pct_of_best']:.1f}%, mean "
+                         f"{every['mean_top1_pct_of_best']:.1f}% "
+                         f"({100 * every['share_top1_at_95']:.0f}% of shapes >= 95%); min top3 "
+                         f"{every['min_top3_pct_of_best']:.1f}%, mean "
+                         f"{every['mean_top3_pct_of_best']:.1f}% (the model alone: mean top1 "
+                         f"{every['model_only']['mean_top1_pct_of_best']:.1f}%)")
         err = part.get("time_error")
         if err and err["n"]:
             lines.append(f"    predicted vs measured time over {err['n']} swept configs: MAPE "

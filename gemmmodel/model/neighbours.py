@@ -141,5 +141,34 @@ def prequential_record(parts: list[tuple[str, dict]], predicted: dict,
             "model_only": {"shapes": model_rows, **summary(model_rows)}}
 
 
+def leave_one_shape_out_record(parts: list[tuple[str, dict]], predicted: dict,
+                               k: int = NEIGHBOURS, shrink: float = SHRINK) -> dict:
+    """Score the correction on every swept shape with every other swept shape as a possible
+    neighbour (`parts` and `predicted` as in prequential_record; the order does not
+    matter): a shape's own timings never enter its correction (correction() skips the query
+    shape), but later rounds do, and NEIGHBOURS and SHRINK were chosen on these sweeps, so
+    this is hindsight beside the prequential record. It is what `predict --neighbours`
+    does at a swept shape. Rows carry their round; "model_only" scores the model alone."""
+    from gemmmodel.model.selection import score, summary
+
+    resid: dict[str, list] = {}
+    for _, measured in parts:
+        for name, pairs in residuals(measured, predicted).items():
+            resid.setdefault(name, []).extend(pairs)
+    corrected_rows, model_rows = [], []
+    for round_, measured in parts:
+        model_t = {key: predicted[key] for key in measured if key in predicted}
+        rows = score(measured, corrected_times(model_t, resid, k, shrink))
+        alone = score(measured, model_t)
+        for row in rows + alone:
+            row["round"] = round_
+        corrected_rows += rows
+        model_rows += alone
+    return {"neighbours": k, "shrink": shrink, "shapes": corrected_rows,
+            **summary(corrected_rows),
+            "model_only": {"shapes": model_rows, **summary(model_rows)}}
+
+
 __all__ = ["NEIGHBOURS", "SHRINK", "build_filter", "correction", "corrected_times",
-           "prequential_record", "residuals", "same_build", "shape_distance"]
+           "leave_one_shape_out_record", "prequential_record", "residuals", "same_build",
+           "shape_distance"]

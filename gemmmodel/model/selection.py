@@ -27,8 +27,8 @@ import csv
 import json
 from pathlib import Path
 
-from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.compile.table import template_facts
+from gemmmodel.errors import BadArgument, GemmModelError
 
 SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
@@ -247,10 +247,15 @@ def selection_comparison(gpu: str, root=None) -> dict:
     ranking (as recorded) and its post hoc re-ranking with the current model
     (selection_sweep.csv); each held-out round of HELDOUT_ROUNDS that has both files, as
     recorded; every pre-registered shape together; the current model on the held-out
-    shapes (post hoc). `shortlist`: the best of the recorded top k per k over every
-    pre-registered shape (gemmmodel.model.shortlist)."""
+    shapes (post hoc); the neighbour correction prequential (`neighbours`) and, on the
+    first round's shapes with every other swept shape as a neighbour, `neighbours_loso`.
+    `shortlist`: the best of the recorded top k per k over every pre-registered shape
+    (gemmmodel.model.shortlist)."""
     from gemmmodel.model.calib import calibration_name, fit_path
-    from gemmmodel.model.neighbours import prequential_record  # it imports this module
+    from gemmmodel.model.neighbours import (  # it imports this module
+        leave_one_shape_out_record,
+        prequential_record,
+    )
     from gemmmodel.model.shortlist import best_of_top, summarise  # it imports this module
     from gemmmodel.spec import load_spec
 
@@ -324,6 +329,26 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                        f"sweep ({OCCUPANCY_FILE}, run L)",
                               "shapes": o_rows, **summary(o_rows),
                               "time_error": time_error(o_measured, o_preds)}
+        in_order.append(("occupancy", o_measured))
+        h_preds = {**h_preds, **o_preds} if held_measured else o_preds
+    if held_measured:
+        loso = leave_one_shape_out_record(in_order, {**preds, **h_preds})
+        issue = [r for r in loso["shapes"] if r["round"] == "first"]
+        alone = [r for r in loso["model_only"]["shapes"] if r["round"] == "first"]
+        everywhere = loso["shapes"]
+        parts["neighbours_loso"] = {
+            "label": f"measured-neighbour correction on the issue's shapes, each left out of "
+                     f"its own correction (the {loso['neighbours']} nearest of every other "
+                     "swept shape, later rounds included: hindsight, as predict --neighbours "
+                     "at a swept shape)",
+            "neighbours": loso["neighbours"], "shrink": loso["shrink"],
+            "shapes": issue, **summary(issue),
+            "model_only": {"shapes": alone, **summary(alone)},
+            "all_shapes": {"n": len(everywhere), **summary(everywhere),
+                           "share_top1_at_95": sum(r["top1_pct_of_best"] >= 95.0
+                                                   for r in everywhere) / len(everywhere),
+                           "model_only": {k: v for k, v in loso["model_only"].items()
+                                          if k != "shapes"}}}
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
             "targets": TARGETS, "order": list(parts), **parts,
             "shortlist": {"shapes": len(short_rows), "per_k": summarise(short_rows)}}
