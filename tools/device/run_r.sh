@@ -7,7 +7,7 @@ set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 . tools/device/ncu_configs.sh
 gpu_line r
-CFGS="64x128x8/8x4/db 64x128x16/8x4/db 64x128x32/8x4/db 64x128x16/8x4/p4/db 64x128x32/8x4/p4/db 64x128x8/8x8/p4/db"
+CFGS="64x128x16/8x4/db 64x128x32/8x4/db 64x128x16/8x4/p4/db 64x128x32/8x4/p4/db 64x128x8/8x8/p4/db"
 m=gpu__time_duration.sum,smsp__inst_executed_op_shared_st.sum,smsp__inst_executed_op_shared_ld.sum
 m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 m=$m,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum
