@@ -135,8 +135,7 @@ def record_predictions(calibration_dir, shapes=None) -> Path:
     meta = {"recorded_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "gpu_spec": spec.name, "commit_before_recording": _commit(),
             "shapes": list(seconds), "predict_seconds_per_shape": seconds,
-            "fit_json_sha256": (hashlib.sha256((folder / "fit.json").read_bytes()).hexdigest()
-                                if (folder / "fit.json").is_file() else None),
+            "fit_json_sha256": fit_sha256(folder),
             "written_by": "gemmmodel.predict_selection.record_predictions"}
     (folder / RECORD_META).write_text(json.dumps(meta, indent=1) + "\n")
     return folder / RECORD_FILE
@@ -176,16 +175,20 @@ def predict_sweep(folder: Path, spec, keys) -> dict:
     return out
 
 
+def fit_sha256(folder: Path) -> str | None:
+    """sha256 of <folder>/fit.json (what a recorded ranking names as its fit), None without."""
+    path = Path(folder) / "fit.json"
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
 def _training(folder: Path, recorded_sha: str | None = None) -> list[str]:
     """The training set of the fit behind the scored predictions: fit.json's, unless the
     predictions were recorded with another fit (its sha256 in the record's .json differs),
     whose training set the record does not hold: then none is claimed."""
-    path = folder / "fit.json"
-    if not path.is_file():
+    sha = fit_sha256(folder)
+    if sha is None or (recorded_sha is not None and sha != recorded_sha):
         return []
-    if recorded_sha is not None and hashlib.sha256(path.read_bytes()).hexdigest() != recorded_sha:
-        return []
-    return list(json.loads(path.read_text()).get("training_set", []))
+    return list(json.loads((folder / "fit.json").read_text()).get("training_set", []))
 
 
 def selection_summary(calibration_dir) -> dict:

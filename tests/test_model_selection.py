@@ -389,35 +389,34 @@ def test_sixteenth_heldout_round_recorded_the_same_build_neighbour_ranking():
         ["144x144x288x48", "320x192x384x24"]
 
 
-def test_seventeenth_heldout_round_recorded_the_sixteen_neighbour_ranking():
-    # recorded at b476755 (the model and fit of round 16 unchanged; the neighbour correction
-    # from the 16 nearest swept shapes instead of 8); docs/selection.md: the model min top1
-    # 85.0 %, mean 92.4 %; min top3 85.0 %, mean 93.6 %; its recorded times MAPE 11.0 %
-    measured = _check_heldout_round(16, "b476755", (84.96, 92.40, 84.96, 93.64))
-    _recorded_time_error(measured, "heldout17", 0.1097, 0.0005)
-    # the neighbour ranking: min top1 80.3 % (96x384x256x32, batched), mean 94.4 %; min
-    # top3 92.1 %, mean 97.4 %; its times MAPE 6.9 %
-    rows, _ = _check_neighbour_record(measured, "heldout17", (80.32, 94.38, 92.14, 97.37),
-                                      0.0692)
-    assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] < 95.0) == \
-        ["6144x768x3072", "96x384x256x32"]
-    assert {r["shape"] for r in rows if r["top1_pct_of_best"] == 100.0} == {"1536x4608x1536"}
+# Rounds recorded with the sixteen-neighbour correction beside the model (docs/selection.md):
+# round, index in HELDOUT_ROUNDS, commit recorded at, the model's (min top1, mean top1, min
+# top3, mean top3) and recorded-times MAPE, the same for the neighbour ranking, its shapes
+# below 95 % top1 and its shapes at 100 %.
+SIXTEEN_NEIGHBOUR_ROUNDS = [
+    # 17 (b476755): the model and fit of round 16 unchanged, 16 neighbours instead of 8;
+    # the neighbours' worst: 96x384x256x32 (batched)
+    ("heldout17", 16, "b476755", (84.96, 92.40, 84.96, 93.64), 0.1097,
+     (80.32, 94.38, 92.14, 97.37), 0.0692, ["6144x768x3072", "96x384x256x32"],
+     ["1536x4608x1536"]),
+    # 18 (b8840f9): the model, fit and correction of round 17; the model's worst:
+    # 208x208x416x32 (batched), the neighbours': 2200x1400x3400
+    ("heldout18", 17, "b8840f9", (65.83, 85.14, 70.85, 87.82), 0.1350,
+     (82.29, 95.98, 90.16, 98.35), 0.0775, ["208x208x416x32", "2200x1400x3400"],
+     ["128x128x128x96", "15360x512x1536", "3200x3200x3200", "384x192x320x28"]),
+]
 
 
-def test_eighteenth_heldout_round_recorded_both_rankings_again():
-    # recorded at b8840f9 (the model, fit and sixteen-neighbour correction of round 17);
-    # docs/selection.md: the model min top1 65.8 % (208x208x416x32, batched), mean 85.1 %;
-    # min top3 70.9 %, mean 87.8 %; its recorded times MAPE 13.5 %
-    measured = _check_heldout_round(17, "b8840f9", (65.83, 85.14, 70.85, 87.82))
-    _recorded_time_error(measured, "heldout18", 0.1350, 0.0005)
-    # the neighbour ranking: min top1 82.3 % (2200x1400x3400), mean 96.0 %; min top3
-    # 90.2 %, mean 98.4 %; its times MAPE 7.8 %
-    rows, _ = _check_neighbour_record(measured, "heldout18", (82.29, 95.98, 90.16, 98.35),
-                                      0.0775)
-    assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] < 95.0) == \
-        ["208x208x416x32", "2200x1400x3400"]
-    assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] == 100.0) == \
-        ["128x128x128x96", "15360x512x1536", "3200x3200x3200", "384x192x320x28"]
+@pytest.mark.parametrize(("round_", "index", "commit", "model", "model_mape", "neighbours",
+                          "neighbours_mape", "below_95", "at_100"), SIXTEEN_NEIGHBOUR_ROUNDS)
+def test_sixteen_neighbour_rounds_recorded_both_rankings(round_, index, commit, model,
+                                                         model_mape, neighbours,
+                                                         neighbours_mape, below_95, at_100):
+    measured = _check_heldout_round(index, commit, model)
+    _recorded_time_error(measured, round_, model_mape, 0.0005)
+    rows, _ = _check_neighbour_record(measured, round_, neighbours, neighbours_mape)
+    assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] < 95.0) == below_95
+    assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] == 100.0) == at_100
 
 
 def test_recorded_times_read_the_ranking_file(tmp_path):

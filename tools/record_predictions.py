@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import json
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gemmmodel.predict import rank  # noqa: E402
+from gemmmodel.predict_selection import fit_sha256  # noqa: E402
 
 SHAPES = ("2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "8192x256x8192",
           "256x8192x4096", "1024x1024x16384", "64x64x32x30", "128x128x64x20", "128x512x256x10")
@@ -74,14 +74,12 @@ def main() -> int:
     if args.neighbours:
         _write(out / f"selection_predictions_neighbours{suffix}.csv",
                _record(args.gpu, shapes, neighbour_timing, True))
-    fit = out / "fit.json"
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[1]).stdout.strip()
     meta = {"recorded_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "gpu_spec": args.gpu, "commit_before_recording": commit, "shapes": list(shapes),
             "round": args.round or "first",
-            "fit_json_sha256": hashlib.sha256(fit.read_bytes()).hexdigest() if fit.exists()
-            else None, "predict_seconds_per_shape": timing,
+            "fit_json_sha256": fit_sha256(out), "predict_seconds_per_shape": timing,
             **({"neighbours_seconds_per_shape": neighbour_timing} if args.neighbours else {}),
             "note": "recorded before the selection sweep of these shapes ran; the fit's "
                     "training set is named in fit.json"}

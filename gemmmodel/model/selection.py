@@ -277,6 +277,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
     held_measured, in_order = {}, [("first", measured)]
+    swept_preds = dict(preds)     # the current model on every swept (config, shape)
     for round_ in [r for r in committed_rounds(folder) if r]:
         h_ranks, h_meta = preregistered(folder, round_)
         h_measured = sweep_measured(folder, round_)
@@ -315,7 +316,8 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                              "last change)",
                                     "shapes": h_post, **summary(h_post),
                                     "time_error": time_error(held_measured, h_preds)}
-        rec = prequential_record(in_order, {**preds, **h_preds})
+        swept_preds.update(h_preds)
+        rec = prequential_record(in_order, swept_preds)
         parts["neighbours"] = {
             "label": f"measured-neighbour correction, prequential (gemmmodel.model.neighbours: "
                      f"each round corrected with the {rec['neighbours']} nearest shapes of the "
@@ -330,9 +332,9 @@ def selection_comparison(gpu: str, root=None) -> dict:
                               "shapes": o_rows, **summary(o_rows),
                               "time_error": time_error(o_measured, o_preds)}
         in_order.append(("occupancy", o_measured))
-        h_preds = {**h_preds, **o_preds} if held_measured else o_preds
+        swept_preds.update(o_preds)
     if held_measured:
-        loso = leave_one_shape_out_record(in_order, {**preds, **h_preds})
+        loso = leave_one_shape_out_record(in_order, swept_preds)
         issue = [r for r in loso["shapes"] if r["round"] == "first"]
         alone = [r for r in loso["model_only"]["shapes"] if r["round"] == "first"]
         everywhere = loso["shapes"]
