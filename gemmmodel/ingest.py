@@ -172,6 +172,21 @@ def read_ncu_csv(text: str) -> list[ProfiledLaunch]:
     return [_finish(x) for x in launches.values()]
 
 
+def read_ncu_launch_run(text: str) -> dict[str, ProfiledLaunch]:
+    """The launches of an `ncu --csv --page raw` run of tools/device/ncu_launch.py configs,
+    keyed by what each launch ran: ncu_launch.py prints `order,<index>,<name>,...` as it
+    launches (the ncu_*.txt files of calibration/<gpu>/ hold both), and ncu numbers the
+    launches from 0 in the same order."""
+    order = {int(i): name for i, name in re.findall(r"^order,(\d+),([^,\n]+)", text, re.M)}
+    rows = "\n".join(line for line in text.splitlines() if line.startswith('"'))
+    out = {}
+    for launch in read_ncu_csv(rows):
+        if int(launch.launch_id) not in order:
+            raise BadArgument(f"ncu launch {launch.launch_id} has no order line")
+        out[order[int(launch.launch_id)]] = launch
+    return out
+
+
 def read_rocprof_csv(text: str) -> list[ProfiledLaunch]:
     """Launches (or per-kernel averages) of a rocprof / rocprofv3 CSV (module docstring)."""
     rows = _table(text)

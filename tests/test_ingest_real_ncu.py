@@ -23,3 +23,18 @@ def test_real_ncu_raw_export_parses():
     assert first.regs == 48 and first.lds_bytes == 8704
     conflicts = first.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"][0]
     assert conflicts == 552224.0
+
+
+def test_ncu_launch_run_keys_launches_by_their_order_lines():
+    from gemmmodel.errors import BadArgument
+    from gemmmodel.ingest import read_ncu_launch_run
+
+    head = '"ID","Kernel Name","gpu__time_duration.sum"\n"","","ns"\n'
+    text = ("==PROF== Connected\norder,0,64x64x16/8x4,sgemm_tile,512x512x512\n"
+            "order,1,128x64x16/8x8/p4,sgemm_tile,512x512x512\n" + head
+            + '"0","sgemm_tile","1,000"\n"1","sgemm_tile","2,500"\n')
+    runs = read_ncu_launch_run(text)
+    assert list(runs) == ["64x64x16/8x4", "128x64x16/8x8/p4"]
+    assert runs["128x64x16/8x8/p4"].time_s == pytest.approx(2.5e-6)
+    with pytest.raises(BadArgument, match="no order line"):
+        read_ncu_launch_run(text.replace("order,1,", "other,1,"))

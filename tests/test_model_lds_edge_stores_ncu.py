@@ -11,14 +11,12 @@ and the store instruction counts are exactly blocks x warps x tile iterations x 
 iteration. So the eighteenth round's miss at 2200x1400x3400 (docs/selection.md) is not in
 the conflict term. (64x128x32/8x4/p4/db needs 50 KiB of static LDS and does not build.)"""
 
-import csv
-import io
 import math
-import re
 
 import pytest
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.ingest import read_ncu_launch_run
 from gemmmodel.model.kernel import describe
 from gemmmodel.model.lds import lds_table
 from gemmmodel.spec import load_spec
@@ -28,23 +26,12 @@ NCU = CALIBRATION_DIR / "h200" / "ncu_r_2200x1400x3400.txt"
 M, N, K = 2200, 1400, 3400
 
 
-def _measured() -> dict[str, dict[str, float]]:
-    text = NCU.read_text(errors="replace")
-    order = {int(i): name for i, name in re.findall(r"^order,(\d+),([^,]+),", text, re.M)}
-    rows = list(csv.reader(io.StringIO("\n".join(
-        line for line in text.splitlines() if line.startswith('"')))))
-    head = {name: i for i, name in enumerate(rows[0])}
-
-    def get(row, key):
-        return float(row[head[key]].replace(",", ""))
-
-    out = {}
-    for row in rows[2:]:
-        name = order[int(row[head["ID"]])]
-        out[name] = {op: (get(row, f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"),
-                          get(row, f"smsp__inst_executed_op_shared_{op}.sum"))
-                     for op in ("st", "ld")}
-    return out
+def _measured() -> dict[str, dict[str, tuple[float, float]]]:
+    """{config: {"st" | "ld": (wavefronts, instructions)}}"""
+    launches = read_ncu_launch_run(NCU.read_text(errors="replace"))
+    return {name: {op: (x.counters[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"][0],
+                        x.counters[f"smsp__inst_executed_op_shared_{op}.sum"][0])
+                   for op in ("st", "ld")} for name, x in launches.items()}
 
 
 MEASURED = _measured()

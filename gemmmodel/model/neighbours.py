@@ -119,8 +119,9 @@ def prequential_record(parts: list[tuple[str, dict]], predicted: dict,
     """Score the correction round by round: `parts` is [(round, {(config, shape): measured
     s}), ...] in the order the sweeps were run, `predicted` the model's times for their
     keys (rounds sweep disjoint shapes). Round i is corrected with the residuals of rounds
-    0..i-1 only; the first round has nothing before it and is not scored. Returns the per-shape scores of the corrected
-    ranking and of the model alone (selection.score) with their summaries."""
+    0..i-1 only; the first round has nothing before it and is not scored. Returns the
+    per-shape scores of the corrected ranking and of the model alone (selection.score) with
+    their summaries."""
     from gemmmodel.model.selection import score, summary
 
     corrected_rows, model_rows, rounds = [], [], []
