@@ -478,6 +478,33 @@ sgemm_tile(int M, int N, int K, float alpha, const float* __restrict__ A,
   gm_tile::block_coords(bx, by);
   gm_tile::gemm<false, false, (EDGE != 0)>(M, N, K, alpha, A, K, B, N, beta, C, N, bx, by);
 }
+#if defined(GM_STAMPS) && GM_STAMPS && !defined(__HIP_PLATFORM_AMD__)
+// Instrumented twin of sgemm_tile, built only with GM_STAMPS=1 on NVIDIA (tools/device/
+// tail_stamps.py; never timed in a sweep): thread 0 of each block records its SM (%smid)
+// and %globaltimer (ns) at entry and after the block's last barrier, 3 uint64 per block in
+// `rec` at the linear block index blockIdx.y * gridDim.x + blockIdx.x.
+GM_KERNEL void __launch_bounds__(THREADS)
+sgemm_tile_stamped(int M, int N, int K, float alpha, const float* __restrict__ A,
+                   const float* __restrict__ B, float beta, float* __restrict__ C,
+                   unsigned long long* __restrict__ rec) {
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  int bx, by;
+  gm_tile::block_coords(bx, by);
+  gm_tile::gemm<false, false, (EDGE != 0)>(M, N, K, alpha, A, K, B, N, beta, C, N, bx, by);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned int smid;
+    unsigned long long t1;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    const unsigned long long b = blockIdx.y * gridDim.x + blockIdx.x;
+    rec[3 * b] = smid;
+    rec[3 * b + 1] = t0;
+    rec[3 * b + 2] = t1;
+  }
+}
+#endif
 #else
 // Strided-batched entries of the row-major problem C_z = alpha * A_z * B_z + beta * C_z,
 // X_z = X + z * stride_x (elements). Grid: (ceil(N / BN), ceil(M / BM), min(batch, 65535));

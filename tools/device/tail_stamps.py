@@ -1,0 +1,127 @@
+"""Where the blocks of a real template launch run (NVIDIA GPU machine): the tail behind the
+eighteenth round's misses (docs/selection.md; ncu run S shows equal work, unequal SM-active
+shares).
+
+    PYTHONPATH=. python3 tools/device/tail_stamps.py OUT_DIR SIZE:CONFIG[,CONFIG...] ...
+
+Each config's plain launch plan at SIZE is rebuilt with GM_STAMPS=1, which adds the entry
+sgemm_tile_stamped (kernels/template/sgemm_tile.cu): the same kernel, whose thread 0 per
+block records %smid and %globaltimer at entry and exit. After WARMUP launches, REPS stamped
+launches each give, with t = 0 at the first block's start:
+  makespan_us       last block end
+  active_share      mean over SMs of (time with >= 1 resident block) / makespan
+  first_wave_end_us the earliest end among the first SMs x capacity blocks to start
+  tail_blocks       blocks that started after first_wave_end; tail_sms: SMs they ran on;
+  tail_per_sm_max   the most of them on one SM
+  block_us_median   median block duration; block_us_alone: median of tail blocks that had
+                    their SM to themselves for their whole run (none: null)
+  first_end_spread_us  p90 - p10 of the first wave's end times (lock-step: small)
+Writes OUT_DIR/tail_stamps.json (per-block SM, start, end included) and prints a table.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from micro_tool import write_doc
+
+WARMUP, REPS = 2, 3
+
+
+def _intervals_union(starts, ends) -> float:
+    order = np.argsort(starts)
+    total, cur_s, cur_e = 0.0, None, None
+    for s, e in zip(starts[order], ends[order]):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    return total + (cur_e - cur_s if cur_e is not None else 0.0)
+
+
+def summarise(sm, t0, t1, sms: int, capacity: int) -> dict:
+    """The quantities of the module docstring from per-block SM ids and start/end (ns)."""
+    t0, t1 = t0 - t0.min(), t1 - t0.min()
+    makespan = float(t1.max())
+    active = [_intervals_union(t0[sm == s], t1[sm == s]) if (sm == s).any() else 0.0
+              for s in range(sms)]
+    first = np.argsort(t0, kind="stable")[:sms * capacity]
+    first_end = float(t1[first].min())
+    tail = t0 >= first_end
+    per_sm_tail = np.bincount(sm[tail], minlength=sms)
+    alone = []
+    for i in np.flatnonzero(tail):
+        others = (sm == sm[i]) & (np.arange(len(sm)) != i)
+        if not ((t0[others] < t1[i]) & (t1[others] > t0[i])).any():
+            alone.append(float(t1[i] - t0[i]))
+    ends = t1[first]
+    return {"makespan_us": makespan / 1e3, "active_share": float(np.mean(active)) / makespan,
+            "first_wave_end_us": first_end / 1e3, "tail_blocks": int(tail.sum()),
+            "tail_sms": int((per_sm_tail > 0).sum()), "tail_per_sm_max": int(per_sm_tail.max()),
+            "block_us_median": float(np.median(t1 - t0)) / 1e3,
+            "block_us_alone": float(np.median(alone)) / 1e3 if alone else None,
+            "first_end_spread_us": float(np.percentile(ends, 90) - np.percentile(ends, 10)) / 1e3}
+
+
+def main() -> int:
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.runtime import get_runtime
+    from gemmmodel.runtime.base import gemm_args
+
+    out_dir, jobs = sys.argv[1], sys.argv[2:]
+    rt = get_runtime("nvidia")
+    info = rt.device_info()
+    sms = int(info["sms"])
+    rng = np.random.default_rng(5)
+    runs = []
+    for job in jobs:
+        size, names = job.split(":")
+        m, n, k = (int(x) for x in size.split("x"))
+        bufs = [rt.upload(rng.uniform(-1, 1, r * c).astype(np.float32))
+                for r, c in ((m, k), (k, n), (m, n))]
+        for name in names.split(","):
+            plan = resolve(name).plan(m, n, k)
+            module = rt.compile_file(plan.source, ["sgemm_tile_stamped"],
+                                     {**plan.defines, "GM_STAMPS": 1})
+            capacity = rt.occupancy(module, "sgemm_tile_stamped", plan.block[0],
+                                    plan.shared_bytes)
+            blocks = plan.grid[0] * plan.grid[1]
+            rec = rt.alloc(24 * blocks)
+            args = gemm_args(m, n, k, 1.0, bufs[0], bufs[1], 0.0, bufs[2]) + [rec]
+            for rep in range(WARMUP + REPS):
+                rt.launch(module, "sgemm_tile_stamped", plan.grid, plan.block, args,
+                          plan.shared_bytes)
+                rt.synchronize()
+                if rep < WARMUP:
+                    continue
+                data = rt.download(rec, (blocks, 3), np.uint64).astype(np.int64)
+                sm, t0, t1 = data[:, 0], data[:, 1], data[:, 2]
+                row = {"size": size, "config": name, "rep": rep - WARMUP, "blocks": blocks,
+                       "capacity": capacity, "waves": blocks / (sms * capacity),
+                       **summarise(sm, t0, t1, sms, capacity),
+                       "sm": sm.tolist(), "start_ns": (t0 - t0.min()).tolist(),
+                       "end_ns": (t1 - t0.min()).tolist()}
+                runs.append(row)
+                print(f"{size} {name:<22} rep {row['rep']}: {row['makespan_us']:8.1f} us, "
+                      f"active {100 * row['active_share']:5.1f} %, waves {row['waves']:.2f}, "
+                      f"tail {row['tail_blocks']} on {row['tail_sms']} SMs (<= "
+                      f"{row['tail_per_sm_max']}/SM), block {row['block_us_median']:.1f} us "
+                      f"(alone {row['block_us_alone']}), first-wave end spread "
+                      f"{row['first_end_spread_us']:.1f} us", flush=True)
+            rt.free(rec)
+        for buf in bufs:
+            rt.free(buf)
+    from pathlib import Path
+
+    write_doc(Path(out_dir), "tail_stamps.json", rt, info,
+              "tools/device/tail_stamps.py, kernels/template/sgemm_tile.cu (GM_STAMPS=1)",
+              warmup=WARMUP, reps=REPS, runs=runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
