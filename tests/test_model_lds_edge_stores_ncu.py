@@ -37,14 +37,15 @@ def _measured() -> dict[str, dict[str, tuple[float, float]]]:
 MEASURED = _measured()
 
 
-def _table(name: str, kind: str):
+def _stores(name: str) -> list[dict]:
+    """The simulator's LDS store rows of the config (lds_table, kind "write")."""
     desc = describe(parse_name(name).params(32))
-    return desc, [r for r in lds_table(desc, load_spec("h200")) if r["kind"] == kind]
+    return [r for r in lds_table(desc, load_spec("h200")) if r["kind"] == "write"]
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED))
 def test_edge_store_wavefronts_match_ncu(name):
-    _, table = _table(name, "write")
+    table = _stores(name)
     simulated = sum(r["per_iter"] * r["passes"] for r in table) / sum(
         r["per_iter"] for r in table)
     wavefronts, instructions = MEASURED[name]["st"]
@@ -54,7 +55,7 @@ def test_edge_store_wavefronts_match_ncu(name):
 @pytest.mark.parametrize("name", sorted(MEASURED))
 def test_edge_store_instruction_counts_match_ncu(name):
     cfg = parse_name(name)
-    _, table = _table(name, "write")
+    table = _stores(name)
     blocks = math.ceil(M / cfg.bm) * math.ceil(N / cfg.bn)
     warps = cfg.threads // 32
     iterations = math.ceil(K / cfg.bk)

@@ -22,6 +22,7 @@ Writes OUT_DIR/tail_stamps.json (per-block SM, start, end included) and prints a
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -115,8 +116,6 @@ def main() -> int:
             rt.free(rec)
         for buf in bufs:
             rt.free(buf)
-    from pathlib import Path
-
     write_doc(Path(out_dir), "tail_stamps.json", rt, info,
               "tools/device/tail_stamps.py, kernels/template/sgemm_tile.cu (GM_STAMPS=1)",
               warmup=WARMUP, reps=REPS, runs=runs)
