@@ -14,7 +14,7 @@ from gemmmodel import CALIBRATION_DIR, KERNELS_DIR
 from gemmmodel.catalogue import resolve
 
 sys.path.insert(0, str(CALIBRATION_DIR.parent / "tools" / "device"))
-from tail_stamps import summarise  # noqa: E402
+from tail_stamps import edge_mask, summarise  # noqa: E402
 
 RUN_T = CALIBRATION_DIR / "h200" / "tail_stamps.json"
 
@@ -36,6 +36,20 @@ def test_summary_tells_a_paired_tail_from_a_spread_one():
     # a tail block alone on its SM is reported as such; paired ones are not
     assert paired["block_us_alone"] is None
     assert spread["block_us_alone"] == pytest.approx(0.05)
+
+
+def test_edge_mask_marks_the_last_block_row_and_column():
+    # 3000 x 1000 with 64 x 128 tiles: 47 block rows (the last 56 rows deep), 8 block
+    # columns (the last 104 wide): 47 + 8 - 1 = 54 edge blocks, at linear index by * 8 + bx
+    mask = edge_mask((8, 47), (64, 128), (3000, 1000))
+    assert mask.shape == (376,) and mask.sum() == 54
+    assert mask[7] and mask[46 * 8] and not mask[0] and not mask[45 * 8 + 6]
+    assert not edge_mask((8, 48), (64, 128), (3072, 1024)).any()
+    tail = summarise(np.array([0, 1, 0]), np.array([0, 0, 100]), np.array([100, 100, 300]),
+                     2, 1, edge=np.array([False, False, True]))
+    assert tail["edge_blocks"] == 1 and tail["edge_in_tail"] == 1
+    assert tail["block_us_edge"] == pytest.approx(0.2)
+    assert tail["block_us_interior"] == pytest.approx(0.1)
 
 
 @pytest.mark.compiler

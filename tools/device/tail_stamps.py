@@ -2,9 +2,10 @@
 eighteenth round's misses (docs/selection.md; ncu run S shows equal work, unequal SM-active
 shares).
 
-    PYTHONPATH=. python3 tools/device/tail_stamps.py OUT_DIR SIZE:CONFIG[,CONFIG...] ...
+    PYTHONPATH=. python3 tools/device/tail_stamps.py OUT_DIR SIZE[+edge]:CONFIG[,CONFIG...] ...
 
-Each config's plain launch plan at SIZE is rebuilt with GM_STAMPS=1, which adds the entry
+Each config's launch plan at SIZE (with +edge: its bounds-checked build, EDGE=1, even where
+SIZE is a tile multiple) is rebuilt with GM_STAMPS=1, which adds the entry
 sgemm_tile_stamped (kernels/template/sgemm_tile.cu): the same kernel, whose thread 0 per
 block records %smid and %globaltimer at entry and exit. After WARMUP launches, REPS stamped
 launches each give, with t = 0 at the first block's start:
@@ -16,6 +17,9 @@ launches each give, with t = 0 at the first block's start:
   block_us_median   median block duration; block_us_alone: median of tail blocks that had
                     their SM to themselves for their whole run (none: null)
   first_end_spread_us  p90 - p10 of the first wave's end times (lock-step: small)
+  edge_blocks       blocks whose tile crosses M or N (they take the checked loads);
+  block_us_interior / block_us_edge: median durations of the other blocks and of those;
+  edge_in_tail      edge blocks among the tail blocks
 Writes OUT_DIR/tail_stamps.json (per-block SM, start, end included) and prints a table.
 """
 
@@ -44,8 +48,19 @@ def _intervals_union(starts, ends) -> float:
     return total + (cur_e - cur_s if cur_e is not None else 0.0)
 
 
-def summarise(sm, t0, t1, sms: int, capacity: int) -> dict:
-    """The quantities of the module docstring from per-block SM ids and start/end (ns)."""
+def edge_mask(grid, tile, shape) -> np.ndarray:
+    """Per linear block index (blockIdx.y * gx + blockIdx.x, unswizzled): True where the
+    block's BM x BN tile crosses M or N."""
+    gx, gy = grid
+    bm, bn = tile
+    m, n = shape
+    by, bx = np.divmod(np.arange(gx * gy), gx)
+    return (by * bm + bm > m) | (bx * bn + bn > n)
+
+
+def summarise(sm, t0, t1, sms: int, capacity: int, edge=None) -> dict:
+    """The quantities of the module docstring from per-block SM ids and start/end (ns);
+    `edge`: a per-block mask of edge tiles (edge_mask), or None."""
     t0, t1 = t0 - t0.min(), t1 - t0.min()
     makespan = float(t1.max())
     active = [_intervals_union(t0[sm == s], t1[sm == s]) if (sm == s).any() else 0.0
@@ -60,7 +75,13 @@ def summarise(sm, t0, t1, sms: int, capacity: int) -> dict:
         if not ((t0[others] < t1[i]) & (t1[others] > t0[i])).any():
             alone.append(float(t1[i] - t0[i]))
     ends = t1[first]
-    return {"makespan_us": makespan / 1e3, "active_share": float(np.mean(active)) / makespan,
+    dur = t1 - t0
+    edge = np.zeros(len(sm), bool) if edge is None else np.asarray(edge, bool)
+    extra = {"edge_blocks": int(edge.sum()),
+             "block_us_interior": float(np.median(dur[~edge])) / 1e3 if (~edge).any() else None,
+             "block_us_edge": float(np.median(dur[edge])) / 1e3 if edge.any() else None,
+             "edge_in_tail": int((edge & tail).sum())}
+    return {**extra, "makespan_us": makespan / 1e3, "active_share": float(np.mean(active)) / makespan,
             "first_wave_end_us": first_end / 1e3, "tail_blocks": int(tail.sum()),
             "tail_sms": int((per_sm_tail > 0).sum()), "tail_per_sm_max": int(per_sm_tail.max()),
             "block_us_median": float(np.median(t1 - t0)) / 1e3,
@@ -81,13 +102,18 @@ def main() -> int:
     runs = []
     for job in jobs:
         size, names = job.split(":")
+        force_edge = size.endswith("+edge")
+        size = size.removesuffix("+edge")
         m, n, k = (int(x) for x in size.split("x"))
         bufs = [rt.upload(rng.uniform(-1, 1, r * c).astype(np.float32))
                 for r, c in ((m, k), (k, n), (m, n))]
         for name in names.split(","):
             plan = resolve(name).plan(m, n, k)
-            module = rt.compile_file(plan.source, ["sgemm_tile_stamped"],
-                                     {**plan.defines, "GM_STAMPS": 1})
+            defines = {**plan.defines, "GM_STAMPS": 1, **({"EDGE": 1} if force_edge else {})}
+            if defines.get("SWIZZLE"):
+                raise SystemExit(f"{name}: swizzled configs are not supported (edge_mask)")
+            module = rt.compile_file(plan.source, ["sgemm_tile_stamped"], defines)
+            edge = edge_mask(plan.grid[:2], (defines["BM"], defines["BN"]), (m, n))
             capacity = rt.occupancy(module, "sgemm_tile_stamped", plan.block[0],
                                     plan.shared_bytes)
             blocks = plan.grid[0] * plan.grid[1]
@@ -102,8 +128,9 @@ def main() -> int:
                 data = rt.download(rec, (blocks, 3), np.uint64).astype(np.int64)
                 sm, t0, t1 = data[:, 0], data[:, 1], data[:, 2]
                 row = {"size": size, "config": name, "rep": rep - WARMUP, "blocks": blocks,
+                       "edge_build": int(defines.get("EDGE", 0)), "grid": list(plan.grid[:2]),
                        "capacity": capacity, "waves": blocks / (sms * capacity),
-                       **summarise(sm, t0, t1, sms, capacity),
+                       **summarise(sm, t0, t1, sms, capacity, edge),
                        "sm": sm.tolist(), "start_ns": (t0 - t0.min()).tolist(),
                        "end_ns": (t1 - t0.min()).tolist()}
                 runs.append(row)
@@ -112,7 +139,9 @@ def main() -> int:
                       f"tail {row['tail_blocks']} on {row['tail_sms']} SMs (<= "
                       f"{row['tail_per_sm_max']}/SM), block {row['block_us_median']:.1f} us "
                       f"(alone {row['block_us_alone']}), first-wave end spread "
-                      f"{row['first_end_spread_us']:.1f} us", flush=True)
+                      f"{row['first_end_spread_us']:.1f} us; {row['edge_blocks']} edge blocks "
+                      f"{row['block_us_edge']} us vs {row['block_us_interior']:.1f} us, "
+                      f"{row['edge_in_tail']} in the tail", flush=True)
             rt.free(rec)
         for buf in bufs:
             rt.free(buf)
