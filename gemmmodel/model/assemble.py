@@ -28,6 +28,7 @@ from gemmmodel.model.traffic import (
 from gemmmodel.model.waves import busiest_simd_waves, wave_info
 from gemmmodel.model.work import (
     checked_path_term,
+    edge_block_term,
     iterations,
     kernel_mix,
     with_estimated_spills,
@@ -92,6 +93,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     wave_iters_simd = busiest_simd_waves(busiest, wi.waves_per_block, simds) * iters
     fma_s = wave_iters_simd * lat.valu_cycles_per_instr(spec) * mix.fma_instructions / clock
     checked = checked_path_term(desc, shape, facts)
+    edge_extra = edge_block_term(desc, shape, facts)
     n_mem_instr = wave_iters_simd * mix.non_valu * checked.value
     t_issue = Term("t_issue_s", wave_iters_simd * issue_cyc.value * checked.value / clock, "s",
                    "wave_iterations_per_simd * issue_cycles_per_wave_iteration "
@@ -153,7 +155,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
              "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b,
-             "lookahead_streams": ahead}
+             "lookahead_streams": ahead, "edge_block_extra": edge_extra}
     if mix.spill_ops > 0:
         terms["spill_latency"] = spill_t
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
@@ -170,7 +172,9 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
-        clock_hz=clock, mem_instr_s=n_mem_instr / clock, terms=terms)
+        clock_hz=clock, mem_instr_s=n_mem_instr / clock,
+        edge_extra=edge_extra.value, rounds=float(max(1, math.ceil(busiest / wi.blocks_per_cu))),
+        terms=terms)
 
 
 def flop(shape) -> float:

@@ -17,6 +17,11 @@ are a-priori choices (not fitted to anything):
   mem_instr_clk   0.1  clocks of issue that each non-VALU instruction (LDS, global, barrier,
                        wait) costs its SIMD beyond its own slot (combine.py: stalls of the
                        instructions that wait on it); a-priori negligible
+  edge_tail_scale 0.0  share of an edge block's extra duration (work.edge_block_term) that
+                       the launch's end waits for (combine.py, t_edge). Off: device run U
+                       measured the edge blocks' extra time (per block about 0.66 x (r - 1)),
+                       but with the term on, at 0.25-1, the ranking of the swept shapes got
+                       worse while the times got better (docs/model.md section 10, session 27)
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ DEFAULT_FIT = {
     "mem_efficiency": 1.0,
     "async_wait_clk": 1.0,
     "mem_instr_clk": 0.1,
+    "edge_tail_scale": 0.0,
 }
 #: The parameters `fit.py` fits by default. latency_scale stays at its a-priori 1: the
 #: latencies are measured (pointer chase, calibration/<gpu>/summary.json), so scaling them is
@@ -63,6 +69,7 @@ FIT_BOUNDS = {
     "mem_efficiency": (0.2, 1.0),
     "async_wait_clk": (0.1, 2000.0),
     "mem_instr_clk": (0.01, 20.0),
+    "edge_tail_scale": (0.0, 4.0),
 }
 
 #: Measured quantities the model reads (SI) -> the spec attribute each replaces.

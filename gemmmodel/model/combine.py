@@ -27,6 +27,11 @@
       pipes (fitted: docs/model.md section 10, ninth change; 0 iterations for every other
       loop). The copies' data-pipe time is not charged per instruction: their LDS write
       passes are in P_lds and the copies issue under the FMAs.
+    t_edge = edge_tail_scale * e * (t_pipes + t_latency + t_async) / rounds: the launch's
+      last block is an edge block (the last block row or column), which takes the checked
+      loads and runs 1 + e times as long as the interior blocks of its round
+      (work.edge_block_term; rounds on the busiest CU). edge_tail_scale is 0 (off) by
+      default (calib.py).
     t_ramp, t_launch from spawn.py.
 Efficiency parameters theta (calib.DEFAULT_FIT, fitted by fit.py) scale the pipes:
     issue / issue_efficiency + mem_instr_clk * n_mem_instr / clock_hz, lds / lds_efficiency,
@@ -57,7 +62,8 @@ Q_MAX = 0.95
 FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "units",
           "n_unit_iters",
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
-          "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s")
+          "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
+          "edge_extra", "rounds")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -84,6 +90,8 @@ class Components:
     async_iters: float = 0.0   # block tile iterations of a cp.async loop on the busiest CU
     clock_hz: float = 1.0      # clock that turns async_wait_clk into seconds
     mem_instr_s: float = 0.0   # non-VALU wave instructions per SIMD on the busiest CU / clock
+    edge_extra: float = 0.0    # an edge block's extra duration / its round's (work.edge_block_term)
+    rounds: float = 1.0        # rounds of blocks on the busiest CU (ceil(busiest / per CU))
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -130,9 +138,11 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     t_lat = n * exposed + fill
     t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
         np.atleast_1d(a["clock_hz"]), 1e-300)
-    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async
+    t_block = (t_pipes + t_lat + t_async) / np.maximum(np.atleast_1d(a["rounds"]), 1.0)
+    t_edge = th["edge_tail_scale"] * np.atleast_1d(a["edge_extra"]) * t_block
+    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async + t_edge
              + np.atleast_1d(a["ramp_s"]))
-    return {"total": total, "t_pipes": t_pipes, "top": top, "loss": loss, "q": q,
+    return {"total": total, "t_edge": t_edge, "t_block": t_block, "t_pipes": t_pipes, "top": top, "loss": loss, "q": q,
             "t_latency": t_lat, "q_latency": q_lat, "t_async": t_async,
             "latency_per_iter": lat, "exposed_per_iter": exposed, "fill": fill,
             **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
@@ -210,8 +220,20 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                       children=tuple(x for x in (t.get("async_copies"),) if x),
                       note="cp.async double buffer: wait for the copies and barrier per block "
                            "tile iteration (fitted)"),) + extra
+    if comp.edge_extra > 0:
+        extra = (Term("t_edge_s", parts["t_edge"], "s",
+                      "edge_tail_scale * edge_block_extra * (t_pipes + t_latency + t_async) "
+                      "/ rounds",
+                      {"edge_tail_scale": th["edge_tail_scale"], "t_block_s": parts["t_block"],
+                       "rounds": comp.rounds},
+                      children=tuple(x for x in (t.get("edge_block_extra"),) if x),
+                      note=("the launch's last block is an edge block: it ends this much "
+                            "after its round's interior blocks" if th["edge_tail_scale"] > 0 else
+                            "off (edge_tail_scale = 0, docs/model.md section 10): an edge "
+                            "block runs about 1 + edge_block_extra times as long as its "
+                            "round's interior blocks")),) + extra
     info = tuple(x for x in (t.get("work"), t.get("waves"), t.get("roofline_flops"),
                              t.get("lds_bytes")) if x)
     return Term("t_total_s", parts["total"], "s",
-                "t_launch + t_pipes + t_latency + t_async_wait + t_ramp",
+                "t_launch + t_pipes + t_latency + t_async_wait + t_edge + t_ramp",
                 {"theta": dict(th)}, children=(pipes_t, lat_t) + extra + info)

@@ -247,6 +247,33 @@ def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
                  "blocks": gx * gy, "k_tail_share": k_tail}, note=note)
 
 
+def edge_block_term(desc: KernelDesc, shape, facts) -> Term:
+    """How much longer an edge block runs than the other blocks of its round, as a fraction
+    of their duration: r - 1 (facts `checked_path_ratio` r, as checked_path_term), where
+    some blocks take the checked loads and others do not (blocks crossing M or N); 0 where
+    none do, or where every block does (rows not 16-byte aligned; a K % BK tail alone checks
+    every block's last tile). The launch's last block is an edge block (the grid runs
+    row-major and the last block row and column are the edge ones), so the launch ends
+    that much after its last round's interior blocks (combine.py, t_edge). Device run U
+    (calibration/h200/tail_stamps_u.json): at 3000x1000x1024 the edge blocks ran 1.17-1.48x
+    as long as the interior blocks beside them; with EDGE=1 forced at 3072x1024x1024, where
+    no block crosses M or N, the same builds' last column ran as the others."""
+    m, n, k = (int(x) for x in tuple(shape)[:3])
+    ratio = facts.get("checked_path_ratio") if isinstance(facts, dict) else None
+    if not ratio or not desc.uses_lds:
+        return Term("edge_block_extra", 0.0, "1", "0 (no bounds-checked build)")
+    gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
+    edge_blocks = gx * gy - (n // desc.bn) * (m // desc.bm)
+    if edge_blocks == 0 or unaligned_rows(desc, n, k):
+        why = "every block checks" if edge_blocks else "no block crosses M or N"
+        return Term("edge_block_extra", 0.0, "1", f"0 ({why})",
+                    {"edge_blocks": edge_blocks, "blocks": gx * gy})
+    return Term("edge_block_extra", max(0.0, float(ratio) - 1.0), "1",
+                "r - 1 (r: the edge build's loop instructions per tile over the plain build's)",
+                {"r": float(ratio), "edge_blocks": edge_blocks, "blocks": gx * gy},
+                note="an edge block's extra duration over its round's interior blocks")
+
+
 def unaligned_rows(desc: KernelDesc, n: int, k: int) -> bool:
     """True when a float4 build cannot take its unchecked path anywhere: the template's
     fast path needs 16-byte aligned rows of A (leading dimension K) and B (N)
