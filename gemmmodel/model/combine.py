@@ -142,8 +142,8 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     t_edge = th["edge_tail_scale"] * np.atleast_1d(a["edge_extra"]) * t_block
     total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async + t_edge
              + np.atleast_1d(a["ramp_s"]))
-    return {"total": total, "t_edge": t_edge, "t_block": t_block, "t_pipes": t_pipes, "top": top, "loss": loss, "q": q,
-            "t_latency": t_lat, "q_latency": q_lat, "t_async": t_async,
+    return {"total": total, "t_edge": t_edge, "t_block": t_block, "t_pipes": t_pipes,
+            "top": top, "loss": loss, "q": q, "t_latency": t_lat, "q_latency": q_lat, "t_async": t_async,
             "latency_per_iter": lat, "exposed_per_iter": exposed, "fill": fill,
             **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
 

@@ -216,6 +216,12 @@ def kernel_mix(desc: KernelDesc, wave_size: int, facts=None) -> Mix:
     return analytic_mix(desc, wave_size)
 
 
+def edge_block_count(desc: KernelDesc, m: int, n: int) -> tuple[int, int]:
+    """(blocks whose BM x BN tile crosses M or N, blocks) of one M x N launch."""
+    gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
+    return gx * gy - (n // desc.bn) * (m // desc.bm), gx * gy
+
+
 def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
     """Factor on the issue work of a bounds-checked build (facts `checked_path_ratio` r: its
     loop's instructions per tile over the plain build's, compile.table.template_facts):
@@ -230,9 +236,8 @@ def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
     ratio = facts.get("checked_path_ratio") if isinstance(facts, dict) else None
     if not ratio or not desc.uses_lds:
         return Term("checked_path_factor", 1.0, "1", "1 (no bounds-checked build)")
-    gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
-    edge_blocks = gx * gy - (n // desc.bn) * (m // desc.bm)
-    f_edge = edge_blocks / (gx * gy)
+    edge_blocks, blocks = edge_block_count(desc, m, n)
+    f_edge = edge_blocks / blocks
     iters = iterations(desc, k)
     k_tail = 1.0 / iters if k % desc.bk else 0.0
     unaligned = unaligned_rows(desc, n, k)
@@ -244,7 +249,7 @@ def checked_path_term(desc: KernelDesc, shape, facts) -> Term:
                 "1 + s * (r - 1), s = edge_blocks / blocks + (1 - that) * [K % BK] / iterations"
                 " (s = 1 where rows are not 16-B aligned)",
                 {"s": share, "r": float(ratio), "edge_blocks": edge_blocks,
-                 "blocks": gx * gy, "k_tail_share": k_tail}, note=note)
+                 "blocks": blocks, "k_tail_share": k_tail}, note=note)
 
 
 def edge_block_term(desc: KernelDesc, shape, facts) -> Term:
@@ -262,15 +267,14 @@ def edge_block_term(desc: KernelDesc, shape, facts) -> Term:
     ratio = facts.get("checked_path_ratio") if isinstance(facts, dict) else None
     if not ratio or not desc.uses_lds:
         return Term("edge_block_extra", 0.0, "1", "0 (no bounds-checked build)")
-    gx, gy = math.ceil(n / desc.bn), math.ceil(m / desc.bm)
-    edge_blocks = gx * gy - (n // desc.bn) * (m // desc.bm)
+    edge_blocks, blocks = edge_block_count(desc, m, n)
     if edge_blocks == 0 or unaligned_rows(desc, n, k):
         why = "every block checks" if edge_blocks else "no block crosses M or N"
         return Term("edge_block_extra", 0.0, "1", f"0 ({why})",
-                    {"edge_blocks": edge_blocks, "blocks": gx * gy})
+                    {"edge_blocks": edge_blocks, "blocks": blocks})
     return Term("edge_block_extra", max(0.0, float(ratio) - 1.0), "1",
                 "r - 1 (r: the edge build's loop instructions per tile over the plain build's)",
-                {"r": float(ratio), "edge_blocks": edge_blocks, "blocks": gx * gy},
+                {"r": float(ratio), "edge_blocks": edge_blocks, "blocks": blocks},
                 note="an edge block's extra duration over its round's interior blocks")
 
 
