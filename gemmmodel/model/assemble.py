@@ -173,7 +173,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
-        edge_extra=edge_extra.value, rounds=float(max(1, math.ceil(busiest / wi.blocks_per_cu))),
+        edge_extra=edge_extra.value, rounds=float(wi.rounds),
         terms=terms)
 
 

@@ -91,7 +91,7 @@ class Components:
     clock_hz: float = 1.0      # clock that turns async_wait_clk into seconds
     mem_instr_s: float = 0.0   # non-VALU wave instructions per SIMD on the busiest CU / clock
     edge_extra: float = 0.0    # an edge block's extra duration / its round's (work.edge_block_term)
-    rounds: float = 1.0        # rounds of blocks on the busiest CU (ceil(busiest / per CU))
+    rounds: float = 1.0        # rounds of blocks (waves.WaveInfo.rounds; = the busiest CU's)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:

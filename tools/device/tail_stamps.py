@@ -81,10 +81,11 @@ def summarise(sm, t0, t1, sms: int, capacity: int, edge=None) -> dict:
              "block_us_interior": float(np.median(dur[~edge])) / 1e3 if (~edge).any() else None,
              "block_us_edge": float(np.median(dur[edge])) / 1e3 if edge.any() else None,
              "edge_in_tail": int((edge & tail).sum())}
-    return {**extra, "makespan_us": makespan / 1e3, "active_share": float(np.mean(active)) / makespan,
+    return {**extra, "makespan_us": makespan / 1e3,
+            "active_share": float(np.mean(active)) / makespan,
             "first_wave_end_us": first_end / 1e3, "tail_blocks": int(tail.sum()),
             "tail_sms": int((per_sm_tail > 0).sum()), "tail_per_sm_max": int(per_sm_tail.max()),
-            "block_us_median": float(np.median(t1 - t0)) / 1e3,
+            "block_us_median": float(np.median(dur)) / 1e3,
             "block_us_alone": float(np.median(alone)) / 1e3 if alone else None,
             "first_end_spread_us": float(np.percentile(ends, 90) - np.percentile(ends, 10)) / 1e3}
 
