@@ -151,6 +151,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         mode = "none"
         fill_blocks = 0.0
         trips = None
+    tail = _tail_round(desc, spec, mix, wi, units)
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
@@ -173,8 +174,29 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
-        edge_extra=edge_extra.value, rounds=float(wi.rounds),
+        edge_extra=edge_extra.value, rounds=float(wi.rounds), **tail,
         terms=terms)
+
+
+def _tail_round(desc: KernelDesc, spec, mix, wi, units: float) -> dict:
+    """The busiest CU's partial last round (Components tail_* fields, combine.py): where it
+    runs more blocks than fit at once and their number is not a multiple of what fits
+    (e.g. 3 blocks at 2 per CU), the last round's r blocks run together with r's units,
+    waves per SIMD and alone factor. Empty where every round is full."""
+    b, busiest = int(wi.blocks_per_cu), int(wi.busiest_cu_blocks)
+    if b < 1 or busiest <= b or busiest % b == 0:
+        return {}
+    r = busiest % b
+    simds = int(spec.simds_per_cu)
+    per_block = units / max(wi.resident_blocks, 1e-9)   # 1 (blocks) or waves per block
+    tail_units = r * per_block
+    w = float(busiest_simd_waves(r, wi.waves_per_block, simds))
+    alone = (min(tail_units, max(1.0, simds / wi.waves_per_block)) if desc.uses_lds
+             else min(tail_units, float(simds)))
+    full = lat.issue_cycles_per_wave_iter(spec, mix, wi.waves_per_simd).value
+    part = lat.issue_cycles_per_wave_iter(spec, mix, w).value
+    return {"tail_share": r / busiest, "tail_units": tail_units, "tail_w": w,
+            "tail_alone": alone, "tail_issue_factor": part / full if full > 0 else 1.0}
 
 
 def flop(shape) -> float:

@@ -33,6 +33,11 @@
       (work.edge_block_term; rounds on the busiest CU). edge_tail_scale is 0 (off) by
       default (calib.py).
     t_ramp, t_launch from spawn.py.
+Partial last round: where the busiest CU runs B blocks at b a time and r = B mod b > 0 (B >
+b), t_pipes, t_latency and t_async each add two evaluations: the full rounds with the share
+1 - r/B of the work and the occupancy's u, w, C_alone, and the last round with the share r/B
+and u, w, C_alone of its r blocks (Components tail_*; assemble._tail_round); each group
+waits its own prologue latencies (fill).
 Efficiency parameters theta (calib.DEFAULT_FIT, fitted by fit.py) scale the pipes:
     issue / issue_efficiency + mem_instr_clk * n_mem_instr / clock_hz, lds / lds_efficiency,
     (l2, dram) / mem_efficiency, L * latency_scale; overlap_loss and async_wait_clk as above.
@@ -63,7 +68,8 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "n_unit_iters",
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
-          "edge_extra", "rounds")
+          "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
+          "tail_issue_factor")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -92,22 +98,77 @@ class Components:
     mem_instr_s: float = 0.0   # non-VALU wave instructions per SIMD on the busiest CU / clock
     edge_extra: float = 0.0    # an edge block's extra duration / its round's (work.edge_block_term)
     rounds: float = 1.0        # rounds of blocks (waves.WaveInfo.rounds; = the busiest CU's)
+    tail_share: float = 0.0    # share of the busiest CU's blocks in a partial last round
+    tail_units: float = 1.0    # latency-hiding units resident in that round
+    tail_w: float = 1.0        # waves per SIMD in that round
+    tail_alone: float = 1.0    # alone_factor in that round
+    tail_issue_factor: float = 1.0  # issue clocks per wave-iteration there / in full rounds
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
         return [float(getattr(self, f)) for f in FIELDS]
 
 
+#: Fields that count the busiest CU's work; split between full rounds and a partial last one.
+SCALED = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "n_unit_iters", "async_iters",
+          "mem_instr_s")
+
+
 def evaluate_arrays(a: dict, theta: dict) -> dict:
-    """Vectorised combination over arrays of component fields; returns every part (s)."""
+    """Vectorised combination over arrays of component fields; returns every part (s).
+
+    Where the busiest CU's blocks end in a partial round (tail_share s > 0: e.g. 3 blocks at
+    2 per CU run 2 together, then 1 alone), the full rounds (share 1 - s) and that last
+    round (share s, with its own resident units, waves per SIMD and alone factor) are
+    combined separately and added: the last round's blocks overlap only each other."""
     th = {**DEFAULT_FIT, **theta}
-    pipes = {
+    one = np.ones_like(np.atleast_1d(a["issue_s"]), dtype=float)
+    s = np.atleast_1d(a.get("tail_share", 0.0)) * one
+    main = dict(a)
+    for f in SCALED:
+        main[f] = np.atleast_1d(a[f]) * (1.0 - s)
+    main["fill_blocks"] = np.atleast_1d(a["fill_blocks"]) * (1.0 - s)
+    tail = dict(a)
+    for f in SCALED:
+        tail[f] = np.atleast_1d(a[f]) * s
+    tail["issue_s"] = tail["issue_s"] * np.atleast_1d(a.get("tail_issue_factor", 1.0))
+    tail["w"] = np.atleast_1d(a.get("tail_w", 1.0)) * one
+    tail["units"] = np.atleast_1d(a.get("tail_units", 1.0)) * one
+    tail["alone_factor"] = np.atleast_1d(a.get("tail_alone", 1.0)) * one
+    tail["fill_blocks"] = np.where((s > 0) & (np.atleast_1d(a["fill_blocks"]) > 0), 1.0, 0.0)
+    pm, pt = _rounds_part(main, th), _rounds_part(tail, th)
+    t_pipes = pm["t_pipes"] + pt["t_pipes"]
+    t_lat = pm["t_latency"] + pt["t_latency"]
+    t_async = pm["t_async"] + pt["t_async"]
+    t_block = (t_pipes + t_lat + t_async) / np.maximum(np.atleast_1d(a["rounds"]), 1.0)
+    t_edge = th["edge_tail_scale"] * np.atleast_1d(a["edge_extra"]) * t_block
+    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async + t_edge
+             + np.atleast_1d(a["ramp_s"]))
+    pipes = _pipes(a, th)
+    return {"total": total, "t_edge": t_edge, "t_block": t_block, "t_pipes": t_pipes,
+            "top": pm["top"], "loss": pm["loss"], "q": pm["q"], "t_latency": t_lat,
+            "q_latency": pm["q_latency"], "t_async": t_async,
+            "latency_per_iter": pm["latency_per_iter"],
+            "exposed_per_iter": pm["exposed_per_iter"], "fill": pm["fill"] + pt["fill"],
+            "t_tail": pt["t_pipes"] + pt["t_latency"] + pt["t_async"],
+            "t_tail_pipes": pt["t_pipes"], "t_tail_latency": pt["t_latency"],
+            "tail_exposed_per_iter": pt["exposed_per_iter"],
+            **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
+
+
+def _pipes(a: dict, th: dict) -> dict:
+    return {
         "issue": a["issue_s"] / th["issue_efficiency"] + th["mem_instr_clk"] * a["mem_instr_s"],
         "lds": a["lds_s"] / th["lds_efficiency"],
         "l2": a["l2_s"] / th["mem_efficiency"],
         "dram": a["dram_s"] / th["mem_efficiency"],
         "spawn": a["spawn_s"],
     }
+
+
+def _rounds_part(a: dict, th: dict) -> dict:
+    """Pipes, exposed latency and cp.async waits of one group of rounds (module doc)."""
+    pipes = _pipes(a, th)
     stack = np.vstack([np.atleast_1d(pipes[p]) for p in OVERLAP_PIPES])
     top = stack.max(axis=0)
     f_top = top / np.maximum(stack.sum(axis=0), 1e-300)
@@ -138,14 +199,9 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     t_lat = n * exposed + fill
     t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
         np.atleast_1d(a["clock_hz"]), 1e-300)
-    t_block = (t_pipes + t_lat + t_async) / np.maximum(np.atleast_1d(a["rounds"]), 1.0)
-    t_edge = th["edge_tail_scale"] * np.atleast_1d(a["edge_extra"]) * t_block
-    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async + t_edge
-             + np.atleast_1d(a["ramp_s"]))
-    return {"total": total, "t_edge": t_edge, "t_block": t_block, "t_pipes": t_pipes,
-            "top": top, "loss": loss, "q": q, "t_latency": t_lat, "q_latency": q_lat, "t_async": t_async,
-            "latency_per_iter": lat, "exposed_per_iter": exposed, "fill": fill,
-            **{f"pipe_{p}": np.atleast_1d(v) * np.ones_like(total) for p, v in pipes.items()}}
+    return {"t_pipes": t_pipes, "top": top, "loss": loss, "q": q, "t_latency": t_lat,
+            "q_latency": q_lat, "t_async": t_async, "latency_per_iter": lat,
+            "exposed_per_iter": exposed, "fill": fill}
 
 
 def evaluate(comp: Components, theta: dict) -> dict:
@@ -193,7 +249,8 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                children=(base,) if base else ()))
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "
-                   "q = (1 - P_top / (P_issue + P_lds)) ** ((w + a) / overlap_loss)",
+                   "q = (1 - P_top / (P_issue + P_lds)) ** ((w + a) / overlap_loss); "
+                   "full rounds and a partial last round each (t_last_round_s)",
                    {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
                     "w": comp.w, "a": comp.lookahead, "q": parts["q"],
                     "not_overlapped_s": parts["loss"]},
@@ -232,6 +289,16 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                             "off (edge_tail_scale = 0, docs/model.md section 10): an edge "
                             "block runs about 1 + edge_block_extra times as long as its "
                             "round's interior blocks")),) + extra
+    if comp.tail_share > 0:
+        extra = (Term("t_last_round_s", parts["t_tail"], "s",
+                      "t_pipes + t_latency + t_async of the busiest CU's partial last round "
+                      "(share s of its blocks; u, w, alone factor of that round)",
+                      {"s": comp.tail_share, "u": comp.tail_units, "w": comp.tail_w,
+                       "alone_factor": comp.tail_alone, "t_pipes_s": parts["t_tail_pipes"],
+                       "t_latency_s": parts["t_tail_latency"],
+                       "exposed_per_iter_s": parts["tail_exposed_per_iter"]},
+                      note="included in t_pipes and t_latency: the last round's blocks run "
+                           "without the others' overlap"),) + extra
     info = tuple(x for x in (t.get("work"), t.get("waves"), t.get("roofline_flops"),
                              t.get("lds_bytes")) if x)
     return Term("t_total_s", parts["total"], "s",
