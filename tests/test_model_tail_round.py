@@ -74,7 +74,7 @@ def test_tail_round_fields_from_occupancy():
     assert comp.tail_share == 0.0
 
 
-def test_last_round_orders_the_bounds_checked_builds_of_run_p():
+def test_last_round_orders_the_bounds_checked_builds_of_run_p(monkeypatch):
     """Run P (calibration/h200/edge_cost_edge.csv, H200): the bounds-checked builds timed at
     3072x1024x1024, where no block crosses M or N. Their register counts move many of them
     to fewer blocks per SM and a partial last round; the committed model orders the 372
@@ -86,18 +86,15 @@ def test_last_round_orders_the_bounds_checked_builds_of_run_p():
     frame = pd.read_csv(CALIBRATION_DIR / "h200" / "edge_cost_edge.csv")
     frame = frame[frame["shape"] == "3072x1024x1024x1"]
     shape = (3072, 1024, 1024, 1)
-    saved = plan.shape_needs_edge, plan.needs_edge
-    plan.shape_needs_edge = lambda cfg, s: True       # the EDGE=1 build at a tile multiple:
-    plan.needs_edge = lambda cfg, m, n, k: True       # its registers, no cp.async
-    try:
-        pred = []
-        for name in frame["config"]:
-            cfg = parse_name(name)
-            comp = assemble(cfg.params(32), template_facts(cfg, spec, None, shape), spec,
-                            shape, calib)
-            pred.append(predict_components(comp, shape, calib).time_s)
-    finally:
-        plan.shape_needs_edge = saved
+    # the EDGE=1 build at a tile multiple: its registers, and no cp.async
+    monkeypatch.setattr(plan, "shape_needs_edge", lambda cfg, s: True)
+    monkeypatch.setattr(plan, "needs_edge", lambda cfg, m, n, k: True)
+    pred = []
+    for name in frame["config"]:
+        cfg = parse_name(name)
+        comp = assemble(cfg.params(32), template_facts(cfg, spec, None, shape), spec, shape,
+                        calib)
+        pred.append(predict_components(comp, shape, calib).time_s)
     assert len(pred) == 372
     tau = kendalltau(pred, frame["median_s"])[0]
     assert tau > 0.45
