@@ -11,8 +11,10 @@ from the parent kernel (measured and predicted speedup, and which terms moved).
 Text rendering lives in explain_text.py; the CLI is gemmmodel/commands/explain.py.
 
 Resources of a kernel come, in this order, from: the committed compile-facts table
-(catalogue kernels); for a template config at a shape that runs its bounds-checked build
-(EDGE=1: not a tile multiple, or batched), the committed edge table
+(catalogue kernels); for a template config at a batched shape, the strided-batched entry
+(calibration/template_facts_<target>_batched.csv, with the registers the GPU's own
+compiler gave it, calibration/<gpu>/build_registers.csv); at a shape that runs its
+bounds-checked build (EDGE=1: not a tile multiple), the committed edge table
 (calibration/template_facts_<target>_edge.csv) or that build compiled here; the registers
 the GPU's own compiler reported during calibration (template configs,
 calibration/<gpu>/template.csv `occupancy_template`), the committed
@@ -111,8 +113,13 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
         if shape is not None and shape_needs_edge(ref.config, shape):
             facts = template_facts(ref.config, spec, regs, shape)
             if facts and facts.get("edge"):
-                path = template_table_path(str(spec.compile_target), edge=True)
-                return facts, f"bounds-checked build (EDGE=1): {path.parent.name}/{path.name}"
+                batched = facts.get("regs_source", "").startswith("batched")
+                path = template_table_path(str(spec.compile_target), edge=True, batched=batched)
+                where = f"{path.parent.name}/{path.name}"
+                if facts.get("regs_source") == "batched entry (device)":
+                    where += f", registers from calibration/{spec.name}/build_registers.csv"
+                what = "strided-batched entry" if batched else "bounds-checked build (EDGE=1)"
+                return facts, f"{what}: {where}"
             if allow_compile:
                 try:
                     return (compile_template_facts(ref.config, spec, shape),

@@ -5,8 +5,11 @@ with the model (assemble once per config, then one vectorised combination over a
 them), sorts by predicted time and explains the top N: the bottleneck, the resources and
 the terms that separate each from the next one.
 
-Resources per config (first that applies): at a shape that runs the bounds-checked build
-(EDGE=1: not a tile multiple, or batched) the committed edge table
+Resources per config (first that applies): at a batched shape (batch > 1) the
+strided-batched entry's registers as the GPU's own compiler built it (calibration/<gpu>/
+build_registers.csv, device run W) with the loop facts of its committed table
+(calibration/template_facts_<target>_batched.csv); at a shape that runs the bounds-checked
+build (EDGE=1: not a tile multiple) the committed edge table
 (calibration/template_facts_<target>_edge.csv); the registers the GPU's own compiler
 reported during calibration (calibration/<gpu>/template.csv); with `compile_top` > 0 the compiler on
 this machine (cached on disk) for the shortlist of the best `compile_top` configs, which
@@ -32,7 +35,8 @@ import numpy as np
 from gemmmodel.errors import BadArgument, GemmModelError
 
 #: Resource-source labels, in order of preference.
-SOURCES = ("device", "edge table", "compiler", "estimate")
+SOURCES = ("device", "edge table", "batched entry (device)", "batched table", "compiler",
+           "estimate")
 #: Predicted times within this relative difference are one rank (the model does not see
 #: the parameter they differ in, e.g. the block raster swizzle).
 TIE_REL = 1e-9
@@ -66,7 +70,7 @@ def _facts_for(cfg, spec, device_regs: dict, compiled: dict, shape) -> tuple[obj
     regs = device_regs.get(cfg.name)
     facts = template_facts(cfg, spec, regs, shape)
     if facts and facts.get("edge"):
-        return facts, "edge table"
+        return facts, str(facts.get("regs_source", "edge table"))
     return facts, ("device" if regs else "estimate")
 
 

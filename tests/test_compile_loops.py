@@ -98,3 +98,25 @@ def test_trip_path_is_the_body_when_the_work_is_behind_a_taken_branch():
     loop = find_main_loop(lst)
     assert count_mix(loop.path)["fma"] == 2
     assert tuple(loop.path) == tuple(loop.instrs)
+
+
+def test_a_loop_around_the_tile_loop_is_not_the_main_loop():
+    # the strided-batched entry: for z { prologue FMAs, barrier, tile loop with a barrier,
+    # peeled last step, epilogue } - the z loop holds more FMAs, the tile loop is the main one
+    lst = Listing("k", [op(), Label("Z"), fma(), fma(), fma(), Instr("bar", "barrier"),
+                        Label("T"), fma(), fma(), Instr("bar", "barrier"), br("T"),
+                        fma(), fma(), fma(), br("Z"), end()])
+    loop = find_main_loop(lst)
+    assert loop.depth == 2
+    mix = count_mix(loop.instrs)
+    assert mix["fma"] == 2 and mix["barrier"] == 1 and mix["instructions"] == 4
+    assert count_mix(loop.outer_instrs)["fma"] == 8
+
+
+def test_an_inner_loop_without_a_barrier_does_not_take_over():
+    # an outer tile loop (barrier) holding a rolled k-step loop with fewer FMAs: the outer
+    # stays the main loop; the descent needs a barrier in the inner loop
+    lst = Listing("k", [Label("T"), Instr("bar", "barrier"), fma(), fma(), Label("K"), fma(),
+                        br("K"), Instr("bar", "barrier"), br("T"), end()])
+    loop = find_main_loop(lst)
+    assert loop.depth == 1 and count_mix(loop.instrs)["fma"] == 3

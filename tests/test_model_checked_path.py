@@ -39,11 +39,16 @@ def test_template_facts_carry_the_ratio_only_for_the_checked_build():
     edge = template_table_facts(target, True)[CFG.name]
     plain = template_table_facts(target, False)[CFG.name]
     assert edge["instructions_per_tile"] > plain["instructions_per_tile"] > 0
-    f_edge = template_facts(CFG, H200, 80, (200, 200, 300, 24))
+    f_edge = template_facts(CFG, H200, 80, (200, 200, 300))      # single launch, EDGE=1
     f_plain = template_facts(CFG, H200, 80, (256, 256, 256, 1))
     assert f_edge["checked_path_ratio"] == pytest.approx(
         edge["instructions_per_tile"] / plain["instructions_per_tile"])
     assert "checked_path_ratio" not in f_plain
+    # a batched launch: the strided-batched entry's loop over the plain build's
+    batched = template_table_facts(target, True, True)[CFG.name]
+    f_batched = template_facts(CFG, H200, 80, (200, 200, 300, 24))
+    assert f_batched["checked_path_ratio"] == pytest.approx(
+        batched["instructions_per_tile"] / plain["instructions_per_tile"])
 
 
 def test_issue_pipe_of_an_edge_launch_grows_by_the_factor():

@@ -5,7 +5,8 @@ every config of that GPU's template search space for its compile target
 (calibration/template_facts_<target>.csv, read by the model for the load round trips and
 spills); --edge compiles the bounds-checked builds (EDGE=1) instead
 (template_facts_<target>_edge.csv: what shapes that are not a tile multiple and batched
-launches run)."""
+launches run); --batched the strided-batched entry that batched launches run
+(template_facts_<target>_batched.csv)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ def add_parser(sub) -> None:
     p.add_argument("--edge", action="store_true",
                    help="with --search-space or --template: the bounds-checked builds "
                         "(EDGE=1; out: template_facts_<target>_edge.csv)")
+    p.add_argument("--batched", action="store_true",
+                   help="with --search-space or --template: the strided-batched entry "
+                        "(sgemm_tile_batched_nn; out: template_facts_<target>_batched.csv)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"CSV file to write (default {TABLE_FILE.name} or "
                         f"{TEMPLATE_TABLE_FILE.name} under calibration/)")
@@ -65,14 +69,17 @@ def run(args) -> int:
 
         spec = load_spec(args.search_space)
         targets = [str(spec.compile_target)]
-        items = template_sources(sorted(c.name for c in search_space(spec)), edge=args.edge)
-        default_out = template_table_path(targets[0], edge=args.edge)
+        items = template_sources(sorted(c.name for c in search_space(spec)), edge=args.edge,
+                                 batched=args.batched)
+        default_out = template_table_path(targets[0], edge=args.edge, batched=args.batched)
     elif args.template is not None:
-        items = template_sources(args.template or TEMPLATE_CONFIGS, edge=args.edge)
-        default_out = (TEMPLATE_TABLE_FILE.with_name("template_facts_edge.csv") if args.edge
-                       else TEMPLATE_TABLE_FILE)
-    elif args.edge:
-        raise BadArgument("--edge needs --search-space GPU or --template")
+        items = template_sources(args.template or TEMPLATE_CONFIGS, edge=args.edge,
+                                 batched=args.batched)
+        suffix = "_batched" if args.batched else ("_edge" if args.edge else "")
+        default_out = TEMPLATE_TABLE_FILE.with_name(f"template_facts{suffix}.csv")
+    elif args.edge or args.batched:
+        flag = "--edge" if args.edge else "--batched"
+        raise BadArgument(f"{flag} needs --search-space GPU or --template")
     rows = build_facts_table(targets, catalogue=args.catalogue, jobs=args.jobs,
                              progress=progress, items=items)
     out = write_facts_table(rows, args.out or default_out)

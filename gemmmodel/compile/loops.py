@@ -3,7 +3,12 @@
 Blocks start at labels and after branches. A back edge is an edge u -> h whose head h
 dominates u; its natural loop is h plus every block that reaches u without passing h.
 Loops with the same header are merged. The main loop is the loop with the most FMA
-instructions; among equals the smallest (innermost) one. Blocks unreachable from the
+instructions; among equals the smallest (innermost) one. Where that loop holds another
+loop with FMAs and a barrier, the main loop is that inner loop (the most FMAs among such,
+again descending): the outer one is a loop over whole block problems, such as the batch
+loop of the strided-batched entries (`for z ...` around the tile loop), whose body also
+holds the tile loop's prologue, peeled last step and epilogue; the tile loop is what runs
+once per tile iteration. Blocks unreachable from the
 entry (e.g. the self-branch nvdisasm shows after EXIT) take no part.
 
 One trip's path (`MainLoop.path`): the loop's instructions hold every branch of its body,
@@ -140,6 +145,14 @@ def find_main_loop(listing: Listing) -> MainLoop | None:
         return (-mix["fma"], mix["instructions"])
 
     best = min(loops, key=key)
+    while True:   # descend into a nested tile loop (module docstring)
+        inner = [h for h, body in loops.items()
+                 if h != best and h in loops[best] and body < loops[best]
+                 and count_mix(instrs_of(body))["fma"] > 0
+                 and count_mix(instrs_of(body))["barrier"] > 0]
+        if not inner:
+            break
+        best = min(inner, key=key)
     around = [h for h, body in loops.items() if h != best and best in body]
     depth = len(around) + 1
     outer = min(around, key=lambda h: len(loops[h]), default=None)

@@ -16,6 +16,7 @@ import math
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR, KERNELS_DIR
@@ -59,13 +60,16 @@ def catalogue_sources(catalogue: Path | None = None) -> list[tuple[str, Path, st
     return out
 
 
-def template_sources(configs=TEMPLATE_CONFIGS,
-                     edge: bool = False) -> list[tuple[str, Path, str, dict]]:
+def template_sources(configs=TEMPLATE_CONFIGS, edge: bool = False,
+                     batched: bool = False) -> list[tuple[str, Path, str, dict]]:
     """(config name, template source, entry, -D defines) of tile-template configs; with
-    `edge`, their bounds-checked builds (EDGE=1)."""
+    `edge`, their bounds-checked builds (EDGE=1); with `batched`, the strided-batched entry
+    of row-major problems (sgemm_tile_batched_nn, GM_BATCHED=1, always bounds-checked)."""
     from gemmmodel.template import ENTRY, TEMPLATE_SOURCE, parse_name
+    from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines
 
-    return [(cfg.name, TEMPLATE_SOURCE, ENTRY, {**cfg.defines(), "EDGE": int(edge)})
+    entry = BATCHED_ENTRIES[(False, False)] if batched else ENTRY
+    return [(cfg.name, TEMPLATE_SOURCE, entry, tile_defines(cfg, edge, batched))
             for cfg in (parse_name(name) for name in configs)]
 
 
@@ -166,31 +170,36 @@ def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
     return KernelFacts.from_flat(row)
 
 
-def template_table_path(target: str, edge: bool = False) -> Path:
+def template_table_path(target: str, edge: bool = False, batched: bool = False) -> Path:
     """calibration/template_facts_<target>.csv: compile facts of the whole template search
     space for one target (`gemmmodel facts --search-space GPU` writes it); with `edge`,
     template_facts_<target>_edge.csv: the bounds-checked builds (EDGE=1) that shapes which
     are not a multiple of the block tile and every batched launch run
-    (`gemmmodel facts --search-space GPU --edge`)."""
-    return CALIBRATION_DIR / f"template_facts_{target}{'_edge' if edge else ''}.csv"
+    (`gemmmodel facts --search-space GPU --edge`); with `batched`,
+    template_facts_<target>_batched.csv: the strided-batched entry that batched launches run
+    (`gemmmodel facts --search-space GPU --batched`; its batch loop around the tile loop
+    takes more registers than the uniform entry's bounds-checked build: ncu, device run V,
+    32x32x8/8x4/db 223 against 125)."""
+    suffix = "_batched" if batched else ("_edge" if edge else "")
+    return CALIBRATION_DIR / f"template_facts_{target}{suffix}.csv"
 
 
 _TABLE_CACHE: dict = {}
 
 
-def template_table_facts(target: str, edge: bool = False) -> dict:
+def template_table_facts(target: str, edge: bool = False, batched: bool = False) -> dict:
     """{config name: facts per tile iteration} from the target's committed search-space
     table ({} when there is none): `regs` (registers per thread the compiler used),
     `load_round_trips_per_tile` (trips.py) and `spill_ops_per_tile` (thread-local loads and
     stores of the main loop: register spills). Loop counts are scaled to one tile iteration
     (the loop holds (fma + fma_packed) / (TM*TN*BK) of them) where the loop is the tile loop
     (it has a barrier); the other keys are left out where it is not."""
-    key = (target, bool(edge))
+    key = (target, bool(edge), bool(batched))
     if key in _TABLE_CACHE:
         return _TABLE_CACHE[key]
     from gemmmodel.template import parse_name
 
-    path = template_table_path(target, edge)
+    path = template_table_path(target, edge, batched)
     out: dict = {}
     if path.is_file():
         df = load_compile_facts(path)
@@ -198,6 +207,8 @@ def template_table_facts(target: str, edge: bool = False) -> dict:
             if row.get("status") == "ok":
                 cfg = parse_name(str(row["kernel_id"]))
                 out[cfg.name] = tile_facts(cfg, {k: _clean(v) for k, v in row.items()})
+                if batched:
+                    out[cfg.name]["batched"] = True
     _TABLE_CACHE[key] = out
     return out
 
@@ -233,8 +244,9 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     """The facts the model gets for a template config at a shape: those of the build that
     runs there. The plain build (EDGE=0): the registers the GPU's compiler reported
     (`regs`); the bounds-checked build (EDGE=1, shapes that are not a multiple of the
-    block tile and batched launches, template.plan.shape_needs_edge): the edge table's
-    registers. Both: the config's LDS bytes and, from the committed table of the
+    block tile, template.plan.shape_needs_edge): the edge table's registers; a batched
+    launch (batch > 1) the strided-batched entry's table (the edge table where it has no
+    row for the config). All: the config's LDS bytes and, from the committed table of the
     spec's compile target, the load round trips and spill operations per tile; the
     bounds-checked build also `checked_path_ratio` (its main loop's instructions per tile
     over the plain build's: the checked loads' code, which edge tiles run). None when
@@ -243,13 +255,41 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
 
     target = str(spec.compile_target)
     edge = shape is not None and shape_needs_edge(cfg, shape)
-    table = template_table_facts(target, edge).get(cfg.name, {})
-    out = _model_facts(cfg, table, (table.get("regs") or regs) if edge else regs,
+    batched = _is_batched(shape)
+    table = (template_table_facts(target, True, True).get(cfg.name, {}) if batched else {}) \
+        or template_table_facts(target, edge).get(cfg.name, {})
+    device = device_build_registers(str(getattr(spec, "name", ""))).get(
+        ("batched", cfg.name)) if batched else None
+    out = _model_facts(cfg, table, (device or table.get("regs") or regs) if edge else regs,
                        bool(table) and edge)
+    if out is not None and out.get("edge"):
+        out["regs_source"] = ("batched entry (device)" if device else
+                              "batched table" if batched and table.get("batched") else
+                              "edge table")
     plain = template_table_facts(target, False).get(cfg.name, {}) if edge else {}
     if out is not None and table.get("instructions_per_tile") and \
             plain.get("instructions_per_tile"):
         out["checked_path_ratio"] = table["instructions_per_tile"] / plain["instructions_per_tile"]
+    return out
+
+
+@lru_cache(maxsize=8)
+def device_build_registers(gpu: str) -> dict:
+    """{(build, config name): registers per thread} that the GPU's own compiler gave the
+    strided-batched entry ("batched") and the bounds-checked uniform build ("edge"):
+    calibration/<gpu>/build_registers.csv (device run W, tools/device/batched_registers.py,
+    cuFuncGetAttribute after NVRTC); {} where the GPU has none. template_facts takes the
+    batched entry's registers from it, as the plain build's come from the device's
+    occupancy rows: nvcc here and NVRTC there differ by a few registers (run W: the edge
+    builds within 8 for 84 % of the configs)."""
+    path = CALIBRATION_DIR / gpu / "build_registers.csv" if gpu else None
+    if path is None or not path.is_file():
+        return {}
+    out = {}
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            if row.get("regs") and not row.get("error"):
+                out[(row["build"], row["config"])] = int(float(row["regs"]))
     return out
 
 
@@ -261,14 +301,21 @@ def edge_build_facts(cfg, kernel_facts) -> dict:
 
 def compile_template_facts(cfg, spec, shape=None):
     """The facts of the build that runs at `shape`, compiled on this machine (disk-cached):
-    the plain build's KernelFacts, or edge_build_facts of the bounds-checked one."""
+    the plain build's KernelFacts, or edge_build_facts of the bounds-checked one (at a
+    batched shape, of the strided-batched entry)."""
     from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
-    from gemmmodel.template.plan import shape_needs_edge
+    from gemmmodel.template.plan import BATCHED_ENTRIES, shape_needs_edge, tile_defines
 
     edge = shape is not None and shape_needs_edge(cfg, shape)
-    facts = compile_facts(TEMPLATE_SOURCE, spec, defines={**cfg.defines(), "EDGE": int(edge)},
-                          entry=ENTRY)[0]
+    batched = _is_batched(shape)
+    facts = compile_facts(TEMPLATE_SOURCE, spec, defines=tile_defines(cfg, edge, batched),
+                          entry=BATCHED_ENTRIES[(False, False)] if batched else ENTRY)[0]
     return edge_build_facts(cfg, facts) if edge else facts
+
+
+def _is_batched(shape) -> bool:
+    """True for an (M, N, K, batch) shape with batch > 1: the strided-batched entry runs."""
+    return shape is not None and len(tuple(shape)) > 3 and int(tuple(shape)[3]) > 1
 
 
 def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:
