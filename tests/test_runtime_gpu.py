@@ -143,3 +143,20 @@ def test_inner_loop_micro_places_blocks_and_stays_under_the_peak(rt):
         assert row["min_blocks_at_once"] == nb
         assert 0.2 < row["fma_rate_per_scheduler"] <= 1.02
     assert rows[1]["fma_rate_per_scheduler"] > 1.05 * rows[0]["fma_rate_per_scheduler"]
+
+
+def test_batched_entry_registers_match_the_committed_device_table(rt):
+    """calibration/h200/build_registers.csv (device run W) holds what this GPU's compiler
+    gives the strided-batched entry; the model takes a batched launch's registers from it."""
+    from gemmmodel.batched import compile_batched
+    from gemmmodel.compile.table import device_build_registers
+    from gemmmodel.template import parse_name
+    from gemmmodel.template.plan import BATCHED_ENTRIES
+
+    if "H200" not in str(rt.device_info().get("name", "")):
+        pytest.skip("the committed table is the H200's")
+    table = device_build_registers("h200")
+    for name in ("32x32x8/8x4/db", "64x64x16/8x4/p4"):
+        regs = rt.function_attributes(compile_batched(rt, parse_name(name)),
+                                      BATCHED_ENTRIES[(False, False)])["regs"]
+        assert regs == table[("batched", name)], name
