@@ -128,3 +128,21 @@ def test_committed_batched_table_matches_the_compiler(require_tool):
                           defines=tile_defines(cfg, True, True))[0]
     assert shipped.regs == fresh.regs and fresh.regs > 200
     assert shipped.mix_loop == fresh.mix_loop and fresh.main_loop_depth == 2
+
+
+def test_predict_names_the_batched_entry_at_a_batched_shape():
+    from gemmmodel.predict import rank
+
+    res = rank("h200", "272x272x544x24", top=2)
+    assert res["resources"]["batched entry (device)"] == res["ranked"] == 372
+    assert all(b["regs_source"] == "batched entry (device)" for b in res["top"])
+    single = rank("h200", "3000x1000x1024", top=1)
+    assert single["resources"]["batched entry (device)"] == 0
+
+
+def test_every_resource_source_has_its_own_tag_in_the_predict_table():
+    from gemmmodel.commands.predict import SOURCE_TAGS
+    from gemmmodel.predict import SOURCES
+
+    assert set(SOURCE_TAGS) == set(SOURCES)
+    assert len(set(SOURCE_TAGS.values())) == len(SOURCES)

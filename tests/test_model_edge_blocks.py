@@ -8,10 +8,11 @@ import json
 
 import numpy as np
 import pytest
+from model_parts import components
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.model.calib import DEFAULT_FIT
-from gemmmodel.model.combine import MODES, Components, evaluate
+from gemmmodel.model.combine import evaluate
 from gemmmodel.model.kernel import describe
 from gemmmodel.model.work import edge_block_term
 from gemmmodel.template import parse_name
@@ -34,12 +35,8 @@ def test_edge_block_extra_hand_worked():
 
 
 def _comp(**kw):
-    base = {"issue_s": 1.0, "lds_s": 0.0, "l2_s": 0.0, "dram_s": 0.0, "spawn_s": 0.0,
-            "w": 1.0, "lookahead": 0.0, "units": 100.0, "n_unit_iters": 1.0,
-            "alone_factor": 1.0, "lat_g_s": 0.0, "lat_lds_s": 0.0, "lat_spill_s": 0.0,
-            "ilp": 1.0, "mode_code": MODES["single"], "fill_blocks": 0.0, "ramp_s": 0.0,
-            "launch_s": 0.0}
-    return Components(**{**base, **kw})
+    """One 1-s issue pipe of 100 resident blocks, nothing else."""
+    return components(**{"issue_s": 1.0, "units": 100.0, **kw})
 
 
 def test_edge_time_is_the_last_rounds_share():

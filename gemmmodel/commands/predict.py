@@ -15,6 +15,11 @@ from gemmmodel.commands._common import add_json_flag, emit, progress
 from gemmmodel.errors import BadArgument
 from gemmmodel.explain_text import moved_text, ms
 
+#: Three-letter tags of predict.SOURCES for the table's regs column (the resources line
+#: above the table spells them out).
+SOURCE_TAGS = {"device": "dev", "edge table": "edg", "batched entry (device)": "bdv",
+               "batched table": "btb", "compiler": "cmp", "estimate": "est"}
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("predict", help="rank tile configs for a GPU and shape without running",
@@ -100,7 +105,7 @@ def render(res: dict) -> str:
     lines.append(f"  {'#':>2} {'config':<30} {'predicted':>10} {'TFLOP/s':>8} "
                  f"{'bottleneck':<10} {'regs':>9} {'blocks/CU':>9}")
     for n, item in enumerate(res["top"], 1):
-        regs = f"{item['regs']} {item['regs_source'][:3]}"
+        regs = f"{item['regs']} {SOURCE_TAGS.get(item['regs_source'], item['regs_source'][:3])}"
         lines.append(f"  {n:>2} {item['name']:<30} {ms(item['predicted_s']):>10} "
                      f"{item['flops'] / 1e12:>8.2f} {item['bottleneck']:<10} {regs:>9} "
                      f"{item['blocks_per_cu']:>9}")

@@ -140,14 +140,14 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     if desc.uses_lds:
         units = max(wi.resident_blocks, 1e-9)
         n_unit_iters = float(busiest) * iters
-        alone = min(units, max(1.0, simds / wi.waves_per_block))
+        alone = _alone_factor(desc, units, simds, wi.waves_per_block)
         mode = "double" if desc.double_buffered else "single"
         fill_blocks = busiest / units
         trips = lat.load_trips_per_tile(desc, facts) if mode == "single" else None
     else:
         units = max(wi.resident_blocks * wi.waves_per_block, 1e-9)
         n_unit_iters = float(busiest) * wi.waves_per_block * shape[2]
-        alone = min(units, float(simds))
+        alone = _alone_factor(desc, units, simds, wi.waves_per_block)
         mode = "none"
         fill_blocks = 0.0
         trips = None
@@ -191,12 +191,21 @@ def _tail_round(desc: KernelDesc, spec, mix, wi, units: float) -> dict:
     per_block = units / max(wi.resident_blocks, 1e-9)   # 1 (blocks) or waves per block
     tail_units = r * per_block
     w = float(busiest_simd_waves(r, wi.waves_per_block, simds))
-    alone = (min(tail_units, max(1.0, simds / wi.waves_per_block)) if desc.uses_lds
-             else min(tail_units, float(simds)))
+    alone = _alone_factor(desc, tail_units, simds, wi.waves_per_block)
     full = lat.issue_cycles_per_wave_iter(spec, mix, wi.waves_per_simd).value
     part = lat.issue_cycles_per_wave_iter(spec, mix, w).value
     return {"tail_share": r / busiest, "tail_units": tail_units, "tail_w": w,
             "tail_alone": alone, "tail_issue_factor": part / full if full > 0 else 1.0}
+
+
+def _alone_factor(desc: KernelDesc, units: float, simds: int, waves_per_block: float) -> float:
+    """C_alone / C_cu (Components.alone_factor): one unit's iteration alone against the CU's
+    time per unit iteration with all `units` resident, i.e. how many units run side by
+    side without sharing a SIMD. With LDS the units are blocks (SIMDs / waves per block of
+    them, at least 1); without, waves (one per SIMD)."""
+    if desc.uses_lds:
+        return min(units, max(1.0, simds / waves_per_block))
+    return min(units, float(simds))
 
 
 def flop(shape) -> float:

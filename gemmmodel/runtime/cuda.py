@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from gemmmodel.runtime.base import (
     source_key,
     to_ctypes,
 )
+from gemmmodel.runtime.nv_clocks import nvml_clocks, smi_clocks
 
 #: NVRTC treats a function without __device__ as host code and refuses to call it from a
 #: kernel (nvcc accepts a constexpr one); -default-device (--device-as-default-execution-space)
@@ -141,55 +141,6 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _nvml_clocks(bus_id: str) -> dict[str, Any] | None:
-    try:
-        import pynvml  # from the nvidia-ml-py package
-    except ImportError:
-        return None
-    try:
-        pynvml.nvmlInit()
-        try:
-            handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id.encode())
-        except pynvml.NVMLError:
-            handle = pynvml.nvmlDeviceGetHandleByPciBusId(("0000" + bus_id).encode())
-        mhz = 1e6
-        driver = pynvml.nvmlSystemGetDriverVersion()
-        return {
-            "sm_clock_hz": pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM) * mhz,
-            "mem_clock_hz": pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM) * mhz,
-            "sm_clock_max_hz": pynvml.nvmlDeviceGetMaxClockInfo(handle,
-                                                                pynvml.NVML_CLOCK_SM) * mhz,
-            "mem_clock_max_hz": pynvml.nvmlDeviceGetMaxClockInfo(handle,
-                                                                 pynvml.NVML_CLOCK_MEM) * mhz,
-            "driver": driver.decode() if isinstance(driver, bytes) else str(driver),
-            "clock_source": "nvml",
-        }
-    except (pynvml.NVMLError, OSError, AttributeError):  # fall back to nvidia-smi
-        return None
-
-
-def _smi_clocks(bus_id: str) -> dict[str, Any] | None:
-    fields = "pci.bus_id,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,driver_version"
-    try:
-        out = subprocess.run(["nvidia-smi", f"--query-gpu={fields}",
-                              "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    for line in out.splitlines():
-        cols = [c.strip() for c in line.split(",")]
-        if len(cols) == 6 and cols[0].lower().endswith(bus_id.lower()[-7:]):
-            def hz(text: str) -> float | None:
-                try:
-                    return float(text) * 1e6
-                except ValueError:
-                    return None
-            return {"sm_clock_hz": hz(cols[1]), "mem_clock_hz": hz(cols[2]),
-                    "sm_clock_max_hz": hz(cols[3]), "mem_clock_max_hz": hz(cols[4]),
-                    "driver": cols[5], "clock_source": "nvidia-smi"}
-    return None
-
-
 class CudaRuntime(Runtime):
     """The CUDA driver API on device `ordinal` (primary context, default stream)."""
 
@@ -244,7 +195,7 @@ class CudaRuntime(Runtime):
 
     def clocks(self) -> dict[str, Any]:
         bus = self._bus_id()
-        got = _nvml_clocks(bus) or _smi_clocks(bus)
+        got = nvml_clocks(bus) or smi_clocks(bus)
         if got is None:
             khz = 1e3
             rate = self._attr("CLOCK_RATE")
