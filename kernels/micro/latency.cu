@@ -116,3 +116,50 @@ extern "C" __global__ void mb_smem_chase_loaded(const unsigned* __restrict__ nex
   for (int j = 0; j < 16; ++j) t += acc[j];
   sink[blockIdx.x * blockDim.x + threadIdx.x] = t;
 }
+
+// Global-memory chase under load: one block per SM. Lane 0 of warp 0 in every block walks
+// `chain` (prepared by mb_chase_prepare; ld.global.cg, so L2 and never L1) for `warm` and
+// then `steps` timed steps, while every other warp of the block streams `ilp` independent
+// 128-bit ld.global.cg loads per step from `stream` (n4 float4s, n4 a power of two) until
+// its block's chase ends, as a tile loop's prefetch does. Launch <<<SMs, 32 * (1 + bg)>>>.
+// out = [last address, cycles, ns] of block 0; `sink` keeps the streamed sums alive.
+extern "C" __global__ void mb_global_chase_loaded(const unsigned long long* chain, int warm,
+                                                  int steps, const float4* __restrict__ stream,
+                                                  int n4, int ilp, unsigned long long* out,
+                                                  float* __restrict__ sink) {
+  __shared__ volatile int done;
+  if (threadIdx.x == 0) done = 0;
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp == 0) {
+    if (lane != 0) return;
+    unsigned long long a = reinterpret_cast<unsigned long long>(chain);
+    for (int i = 0; i < warm; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(a));
+    const unsigned long long g0 = mb_globaltimer_ns();
+    const unsigned long long c0 = mb_clock();
+    for (int i = 0; i < steps; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(a));
+    const unsigned long long c1 = mb_clock();
+    const unsigned long long g1 = mb_globaltimer_ns();
+    done = 1;
+    if (blockIdx.x == 0) {
+      out[0] = a;
+      out[1] = c1 - c0;
+      out[2] = g1 - g0;
+    }
+    return;
+  }
+  const int stride = gridDim.x * blockDim.x;
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  while (!done) {
+    float4 v[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (j < ilp) v[j] = __ldcg(stream + ((idx + j * stride) & (n4 - 1)));
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (j < ilp) acc += v[j].x + v[j].y + v[j].z + v[j].w;
+    idx += ilp * stride;
+  }
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
