@@ -1,7 +1,7 @@
 """The L2 load latency under load (device run X, tools/device/global_latency_loaded.py,
 calibration/h200/global_latency_loaded.json; H200 1980 MHz, driver 580.159.04): measured
-for the register-staged /db miss (docs/model.md section 10, session 29), not yet a model
-term."""
+for the register-staged /db miss (docs/model.md section 10, session 29), which it does not
+explain; not a model term."""
 
 import json
 
