@@ -4,16 +4,14 @@ tile-template configs instead (calibration/template_facts.csv); with --search-sp
 every config of that GPU's template search space for its compile target
 (calibration/template_facts_<target>.csv, read by the model for the load round trips and
 spills); --edge compiles the bounds-checked builds (EDGE=1) instead
-(template_facts_<target>_edge.csv: what shapes that are not a tile multiple and batched
-launches run); --batched the strided-batched entry that batched launches run
-(template_facts_<target>_batched.csv)."""
+(template_facts_<target>_edge.csv: what shapes that are not a tile multiple run); --batched
+the strided-batched entry that batched launches run (template_facts_<target>_batched.csv)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from gemmmodel.commands._common import add_json_flag, emit, progress
-from gemmmodel.errors import BadArgument
 from gemmmodel.compile.table import (
     DEFAULT_TARGETS,
     TABLE_FILE,
@@ -24,6 +22,7 @@ from gemmmodel.compile.table import (
     template_table_path,
     write_facts_table,
 )
+from gemmmodel.errors import BadArgument
 
 
 def add_parser(sub) -> None:

@@ -174,7 +174,7 @@ def template_table_path(target: str, edge: bool = False, batched: bool = False) 
     """calibration/template_facts_<target>.csv: compile facts of the whole template search
     space for one target (`gemmmodel facts --search-space GPU` writes it); with `edge`,
     template_facts_<target>_edge.csv: the bounds-checked builds (EDGE=1) that shapes which
-    are not a multiple of the block tile and every batched launch run
+    are not a multiple of the block tile run
     (`gemmmodel facts --search-space GPU --edge`); with `batched`,
     template_facts_<target>_batched.csv: the strided-batched entry that batched launches run
     (`gemmmodel facts --search-space GPU --batched`; its batch loop around the tile loop
