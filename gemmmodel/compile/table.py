@@ -207,8 +207,6 @@ def template_table_facts(target: str, edge: bool = False, batched: bool = False)
             if row.get("status") == "ok":
                 cfg = parse_name(str(row["kernel_id"]))
                 out[cfg.name] = tile_facts(cfg, {k: _clean(v) for k, v in row.items()})
-                if batched:
-                    out[cfg.name]["batched"] = True
     _TABLE_CACHE[key] = out
     return out
 
@@ -251,20 +249,20 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     bounds-checked build also `checked_path_ratio` (its main loop's instructions per tile
     over the plain build's: the checked loads' code, which edge tiles run). None when
     nothing is known (no registers and no table)."""
-    from gemmmodel.template.plan import shape_needs_edge
+    from gemmmodel.template.plan import is_batched, shape_needs_edge
 
     target = str(spec.compile_target)
     edge = shape is not None and shape_needs_edge(cfg, shape)
-    batched = _is_batched(shape)
-    table = (template_table_facts(target, True, True).get(cfg.name, {}) if batched else {}) \
-        or template_table_facts(target, edge).get(cfg.name, {})
+    batched = is_batched(shape)
+    batched_row = template_table_facts(target, True, True).get(cfg.name) if batched else None
+    table = batched_row or template_table_facts(target, edge).get(cfg.name, {})
     device = device_build_registers(str(getattr(spec, "name", ""))).get(
         ("batched", cfg.name)) if batched else None
     out = _model_facts(cfg, table, (device or table.get("regs") or regs) if edge else regs,
                        bool(table) and edge)
     if out is not None and out.get("edge"):
         out["regs_source"] = ("batched entry (device)" if device else
-                              "batched table" if batched and table.get("batched") else
+                              "batched table" if batched_row else
                               "edge table")
     plain = template_table_facts(target, False).get(cfg.name, {}) if edge else {}
     if out is not None and table.get("instructions_per_tile") and \
@@ -304,18 +302,14 @@ def compile_template_facts(cfg, spec, shape=None):
     the plain build's KernelFacts, or edge_build_facts of the bounds-checked one (at a
     batched shape, of the strided-batched entry)."""
     from gemmmodel.template import ENTRY, TEMPLATE_SOURCE
-    from gemmmodel.template.plan import BATCHED_ENTRIES, shape_needs_edge, tile_defines
+    from gemmmodel.template.plan import BATCHED_ENTRIES, is_batched, shape_needs_edge, tile_defines
 
     edge = shape is not None and shape_needs_edge(cfg, shape)
-    batched = _is_batched(shape)
+    batched = is_batched(shape)
     facts = compile_facts(TEMPLATE_SOURCE, spec, defines=tile_defines(cfg, edge, batched),
                           entry=BATCHED_ENTRIES[(False, False)] if batched else ENTRY)[0]
     return edge_build_facts(cfg, facts) if edge else facts
 
-
-def _is_batched(shape) -> bool:
-    """True for an (M, N, K, batch) shape with batch > 1: the strided-batched entry runs."""
-    return shape is not None and len(tuple(shape)) > 3 and int(tuple(shape)[3]) > 1
 
 
 def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:

@@ -42,12 +42,17 @@ def needs_edge(cfg, m: int, n: int, k: int) -> bool:
     return bool(m % cfg.bm or n % cfg.bn or k % cfg.bk)
 
 
+def is_batched(shape) -> bool:
+    """True for an (M, N, K, batch) shape with batch > 1: the strided-batched entry runs."""
+    return shape is not None and len(tuple(shape)) > 3 and int(tuple(shape)[3]) > 1
+
+
 def shape_needs_edge(cfg, shape) -> bool:
     """True when a launch at `shape` ((M, N, K) or (M, N, K, batch)) runs the EDGE=1 build:
     a batched launch (batch > 1, always bounds-checked) or a shape that is not a tile
     multiple."""
-    m, n, k, *rest = (int(x) for x in shape)
-    return bool(rest and rest[0] > 1) or needs_edge(cfg, m, n, k)
+    m, n, k = (int(x) for x in tuple(shape)[:3])
+    return is_batched(shape) or needs_edge(cfg, m, n, k)
 
 
 def tile_plan(cfg, m: int, n: int, k: int, edge: bool | None = None) -> LaunchPlan:
