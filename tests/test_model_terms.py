@@ -6,7 +6,7 @@ import math
 import pytest
 
 from gemmmodel.model import predict_kernel
-from gemmmodel.model.combine import MODES, Components, evaluate
+from gemmmodel.model.combine import MODES, Components, evaluate, independent_streams
 from gemmmodel.model.kernel import describe
 from gemmmodel.model.latency import (
     exposed_per_unit_iter,
@@ -240,6 +240,30 @@ def test_lookahead_counts_as_resident_streams():
     two = evaluate(_comp(1.0, 1.0, 2.0), theta)["t_pipes"]
     assert evaluate(_comp(1.0, 1.0, 1.0, lookahead=1.0), theta)["t_pipes"] == pytest.approx(two)
     assert two < evaluate(_comp(1.0, 1.0, 1.0), theta)["t_pipes"]
+
+
+def test_independent_streams_count_blocks_not_waves():
+    """Twentieth change (docs/model.md section 7): the waves of one block count
+    1/overlap_loss stream each beyond the first per SIMD; waves of different blocks 1."""
+    # four 4-wave blocks per SM: one wave of each block on every SIMD, 4 independent streams
+    assert independent_streams(4.0, 4.0, 2.0) == pytest.approx(4.0)
+    # two 8-wave blocks: 2 blocks + 2 correlated waves at 1/2 each = 3
+    assert independent_streams(4.0, 2.0, 2.0) == pytest.approx(3.0)
+    # one 16-wave block: 1 + 3/2; the lookahead counts like a correlated wave
+    assert independent_streams(4.0, 1.0, 2.0) == pytest.approx(2.5)
+    assert independent_streams(4.0, 1.0, 2.0, lookahead=1.0) == pytest.approx(3.0)
+    # fewer waves than blocks on a SIMD (2-wave blocks): every wave independent
+    assert independent_streams(2.0, 4.0, 3.0) == pytest.approx(2.0)
+    # two equal pipes, w = 4 per SIMD, overlap_loss 2: q = (1/2) ** s
+    theta = {"overlap_loss": 2.0}
+    four = evaluate(_comp(1.0, 1.0, 4.0, units=4.0), theta)
+    two = evaluate(_comp(1.0, 1.0, 4.0, units=2.0), theta)
+    assert four["q"] == pytest.approx(0.5 ** 4) and two["q"] == pytest.approx(0.5 ** 3)
+    assert two["t_pipes"] == pytest.approx(1.0 / (1.0 - 0.125))
+    assert four["t_pipes"] < two["t_pipes"]
+    # the latency chance term counts the same streams: q_L = (1/2) ** 3 with 2 blocks
+    c = _comp(1.0, 0.0, 4.0, units=2.0, lat_g_s=1.0, mode_code=MODES["none"])
+    assert evaluate(c, theta)["q_latency"] == pytest.approx(0.5 ** 3)
 
 
 def test_latency_chance_term_hand_worked():

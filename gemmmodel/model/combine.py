@@ -2,7 +2,7 @@
 
     t = t_launch + t_pipes + t_latency + t_async + t_ramp
     t_pipes = max(t_cu, t_l2, t_dram, t_spawn)
-    t_cu = P_top / (1 - q),   q = (1 - f_top) ** (s / overlap_loss),   s = w + a
+    t_cu = P_top / (1 - q),   q = (1 - f_top) ** s,   s = b + (w - b + a) / overlap_loss
       P = {issue, lds}: the two pipes a wave occupies on the busiest CU; P_top the larger,
       f_top = P_top / (P_issue + P_lds); w = resident waves per SIMD; a = the extra
       streams one wave's own lookahead adds (latency.lookahead_streams: a wave whose FMA
@@ -10,16 +10,22 @@
       so its own issue and LDS work overlap as if more waves were resident). Each wave spends a
       fraction f_top of its time on the dominant pipe and the rest on the other; the
       dominant pipe idles only when every resident wave is busy on the other, with
-      probability q if the waves are independent (overlap_loss = 1; larger values model
-      correlated waves, e.g. released together by a barrier). With one stream per SIMD the
-      two pipes serialise (t_cu = P_issue + P_lds); with many, t_cu -> P_top. q <= 0.95.
+      probability q if the waves are independent. s counts the independent streams of a
+      SIMD (independent_streams): b = min(w, u) of its waves belong to different blocks
+      (u = resident blocks per CU, or resident waves for a kernel without LDS; a block's
+      waves are spread over the SIMDs) and count 1 each; the other w - b waves share a block
+      with one of them, are released together by its barriers, and count 1 / overlap_loss
+      each (fitted; overlap_loss > 1 = correlated), as does the lookahead. With one stream
+      per SIMD the two pipes serialise (t_cu = P_issue + P_lds); with many, t_cu -> P_top.
+      q <= 0.95.
       L2, DRAM and spawn are throughput limits shared by the whole GPU: loads are
       asynchronous, so they bound the time but do not hold a wave (waiting for their data
       is the latency term).
     t_latency = n_unit_iters * e + fill   (latency.py; lat_g_s already holds r * L_g for a
       single buffer, r = load round trips per tile iteration)
       e = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L)),
-      q_L = (L / (C_alone + L)) ** w
+      q_L = (L / (C_alone + L)) ** s_L,   s_L = b + (w - b) / overlap_loss (the waves of one
+      block wait for their tiles together)
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
     t_async = async_wait_clk * n_async_iters / clock_hz: a cp.async double-buffered loop
       (copy the next tile, compute this one, wait for the copies, barrier) costs the SM
@@ -166,14 +172,26 @@ def _pipes(a: dict, th: dict) -> dict:
     }
 
 
+def independent_streams(w, units, overlap_loss: float, lookahead=0.0):
+    """s = b + (w - b + a) / overlap_loss, b = min(w, u) (module docstring): the resident
+    waves of a SIMD that belong to different blocks count one stream each, the ones that
+    share a block with them (released together by its barriers) and the lookahead
+    1 / overlap_loss each. Floored at 1e-9."""
+    w = np.asarray(w, dtype=float)
+    b = np.minimum(w, np.asarray(units, dtype=float))
+    return np.maximum(b + (w - b + lookahead) / max(overlap_loss, 1e-9), 1e-9)
+
+
 def _rounds_part(a: dict, th: dict) -> dict:
     """Pipes, exposed latency and cp.async waits of one group of rounds (module doc)."""
     pipes = _pipes(a, th)
     stack = np.vstack([np.atleast_1d(pipes[p]) for p in OVERLAP_PIPES])
     top = stack.max(axis=0)
     f_top = top / np.maximum(stack.sum(axis=0), 1e-300)
-    streams = np.maximum(np.atleast_1d(a["w"]) + np.atleast_1d(a["lookahead"]), 1e-9)
-    q = np.minimum(Q_MAX, (1.0 - f_top) ** (streams / max(th["overlap_loss"], 1e-9)))
+    w = np.atleast_1d(a["w"])
+    streams = independent_streams(w, np.atleast_1d(a["units"]), th["overlap_loss"],
+                                  np.atleast_1d(a["lookahead"]))
+    q = np.minimum(Q_MAX, (1.0 - f_top) ** streams)
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(shared, top + loss)
@@ -190,8 +208,8 @@ def _rounds_part(a: dict, th: dict) -> dict:
     lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     # Little's law bound, and the chance that every resident wave of a SIMD waits on its
-    # latency at once (latency.py: q_L over w waves)
-    chains = np.maximum(np.atleast_1d(a["w"]), 1e-9)
+    # latency at once (latency.py: q_L over the SIMD's independent streams)
+    chains = independent_streams(w, units, th["overlap_loss"])
     q_lat = np.minimum(Q_MAX, (lat / np.maximum(c_alone + lat, 1e-300)) ** chains)
     exposed = np.maximum(np.maximum(0.0, (c_alone + lat) / units - c_cu),
                          c_cu * q_lat / (1.0 - q_lat))
@@ -249,10 +267,14 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                children=(base,) if base else ()))
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "
-                   "q = (1 - P_top / (P_issue + P_lds)) ** ((w + a) / overlap_loss); "
+                   "q = (1 - P_top / (P_issue + P_lds)) ** s, "
+                   "s = b + (w - b + a) / overlap_loss, b = min(w, u); "
                    "full rounds and a partial last round each (t_last_round_s)",
                    {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
-                    "w": comp.w, "a": comp.lookahead, "q": parts["q"],
+                    "w": comp.w, "a": comp.lookahead, "u": comp.units,
+                    "b": min(comp.w, comp.units),
+                    "s": float(independent_streams(comp.w, comp.units, th["overlap_loss"],
+                                                   comp.lookahead)), "q": parts["q"],
                     "not_overlapped_s": parts["loss"]},
                    children=tuple(pipe_terms) + tuple(
                        x for x in (t.get("lookahead_streams"),) if x))
@@ -260,7 +282,7 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                      t.get("lds_latency_s")) if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
                  "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
-                 " + fill, q_L = (L / (C_alone + L)) ** w",
+                 " + fill, q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],

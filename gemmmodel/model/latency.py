@@ -16,8 +16,10 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
       max(C_cu, (C_alone + L) / u)        (C_cu: CU time per block-iteration, all pipes)
   and the exposed part is max(0, (C_alone + L)/u - C_cu). That bound is the average; the
   waves also all wait at once by chance, as the pipes idle in combine.py's q: a wave waits a
-  fraction L / (C_alone + L) of its time, all w resident waves of a SIMD with
-  q_L = (L / (C_alone + L)) ** w (independent waves), which adds C_cu * q_L / (1 - q_L):
+  fraction L / (C_alone + L) of its time, all resident waves of a SIMD with
+  q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss the SIMD's independent
+  streams (combine.independent_streams: b = min(w, u) waves of different blocks; the waves
+  of one block wait for their tiles together), which adds C_cu * q_L / (1 - q_L):
       exposed = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))
   (ncu, H200, calibration/h200/ncu_g_3072x3072x3072.txt: 1-warp 32x64 blocks at 3 warps
   per scheduler stall on global loads 0.8-0.9 per issue, 4-warp blocks at 4 per scheduler
