@@ -116,6 +116,13 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
     ("heldout20", 19, "7e00131", (54.70, 82.40, 73.28, 88.94), 0.1040,
      (91.83, 96.86, 91.83, 97.81), 0.0558, ["120x240x360x44", "320x160x640x28"],
      ["176x112x448x50", "2304x1536x2816"]),
+    # 21 (c3ba8af): the twentieth change (a block's waves counted as correlated overlap
+    # streams) and its refit; the model's worst: 240x96x480x48 (batched, 74.9 %), the
+    # neighbours': 3584x1792x2560
+    ("heldout21", 20, "c3ba8af", (74.88, 86.74, 86.50, 93.54), 0.1032,
+     (80.82, 94.76, 94.06, 99.01), 0.0502,
+     ["1792x5376x1024", "3584x1792x2560", "80x160x1280x64"],
+     ["144x208x576x40", "240x96x480x48", "512x7168x3072"]),
 ]
 
 
@@ -128,4 +135,5 @@ def test_sixteen_neighbour_rounds_recorded_both_rankings(round_, index, commit, 
     recorded_time_error(measured, round_, model_mape, 0.0005)
     rows, _ = check_neighbour_record(measured, round_, neighbours, neighbours_mape)
     assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] < 95.0) == below_95
-    assert sorted(r["shape"] for r in rows if r["top1_pct_of_best"] == 100.0) == at_100
+    assert sorted(r["shape"] for r in rows
+                  if r["top1_pct_of_best"] == pytest.approx(100.0)) == at_100
