@@ -293,3 +293,48 @@ def test_prediction_tree_is_json_and_sums():
     assert pred.flops == pytest.approx(2 * 2048 ** 3 / pred.time_s)
     assert pred.bottleneck in ("issue", "lds", "l2", "dram", "spawn", "latency", "async_wait",
                                "launch")
+
+
+def test_checked_tiles_of_a_register_double_buffer_wait_their_loads():
+    """Twenty-first change (docs/model.md section 7): in a register-staged double buffer the
+    checked loads of edge tiles are zero-filled (FSEL) before the tile's compute, so those
+    tile iterations wait the whole L_g; the others hide it behind one iteration's work:
+    L = (1 - s) * max(0, L_g - C_alone) + s * L_g + L_lds."""
+    theta = {"overlap_loss": 1.0}
+    # C_cu = 1 s (issue pipe alone, one wave), C_alone = 1 s, L_g = 3 s, L_lds = 0.5 s,
+    # one unit: Little's law exposes (C_alone + L) / 1 - C_cu = L
+    for share, want in ((0.0, 2.0 + 0.5), (0.25, 0.75 * 2.0 + 0.25 * 3.0 + 0.5),
+                        (1.0, 3.0 + 0.5)):
+        c = _comp(1.0, 0.0, 1.0, units=1.0, lat_g_s=3.0, lat_lds_s=0.5,
+                  mode_code=MODES["double"], checked_share=share)
+        got = evaluate(c, theta)
+        assert got["latency_per_iter"] == pytest.approx(want)
+        assert got["t_latency"] == pytest.approx(want)
+    # a single buffer ignores the share (its loads wait before the compute anyway)
+    c0 = _comp(1.0, 0.0, 1.0, units=1.0, lat_g_s=3.0, lat_lds_s=0.5)
+    c1 = _comp(1.0, 0.0, 1.0, units=1.0, lat_g_s=3.0, lat_lds_s=0.5, checked_share=1.0)
+    assert evaluate(c0, theta)["t_latency"] == evaluate(c1, theta)["t_latency"]
+
+
+def test_checked_share_only_for_register_double_buffers_with_edge_tiles():
+    """assemble sets checked_share from checked_path_factor's s for a bounds-checked
+    register-staged double buffer, and 0 for its single twin, for a plain (cp.async) build
+    and where no tile crosses M or N."""
+    from gemmmodel.model.selection import swept_components
+    from gemmmodel import PACKAGE_DIR
+    from gemmmodel.model import load_calib
+
+    folder = PACKAGE_DIR.parent / "calibration" / "h200"
+    spec = load_spec("h200")
+    calib = load_calib("h200", folder.parent)
+    shape = (176, 112, 448, 50)   # 32 x 32 tiles: 6 x 4 blocks per batch, 9 cross M or N
+    keys = [("32x32x8/4x4/p4/db", shape), ("32x32x8/4x4/p4", shape),
+            ("32x32x8/4x4/p4/db", (2048, 2048, 2048, 1)),
+            ("32x32x8/4x4/p4/db", (2048, 2048, 2048, 4))]
+    comps = swept_components(folder, spec, keys, calib)
+    assert comps[keys[0]].checked_share == pytest.approx(9 / 24)
+    assert comps[keys[1]].checked_share == 0.0
+    assert comps[keys[2]].checked_share == 0.0    # plain build: cp.async double buffer
+    assert comps[keys[2]].async_iters > 0
+    assert comps[keys[3]].checked_share == 0.0    # batched, but no tile crosses M or N
+    assert comps[keys[3]].async_iters == 0

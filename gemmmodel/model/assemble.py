@@ -173,6 +173,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
+        checked_share=(float(checked.inputs.get("s", 0.0))
+                       if mode == "double" and copies is None else 0.0),
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
         edge_extra=edge_extra.value, rounds=float(wi.rounds), **tail,
         terms=terms)

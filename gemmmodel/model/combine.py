@@ -75,7 +75,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
-          "tail_issue_factor")
+          "tail_issue_factor", "checked_share")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -109,6 +109,8 @@ class Components:
     tail_w: float = 1.0        # waves per SIMD in that round
     tail_alone: float = 1.0    # alone_factor in that round
     tail_issue_factor: float = 1.0  # issue clocks per wave-iteration there / in full rounds
+    checked_share: float = 0.0  # register-staged double buffer: share of tile iterations
+    #                             that take the checked loads (they wait before the compute)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -202,9 +204,11 @@ def _rounds_part(a: dict, th: dict) -> dict:
     mode = np.atleast_1d(a["mode_code"])
     lat_g = np.atleast_1d(a["lat_g_s"])
     lat_lds = np.atleast_1d(a["lat_lds_s"])
+    chk = np.atleast_1d(a.get("checked_share", 0.0))
     lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
                    np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
-                            np.maximum(0.0, lat_g - c_alone) + lat_lds))
+                            (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
+                            + lat_lds))
     lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     # Little's law bound, and the chance that every resident wave of a SIMD waits on its
@@ -282,13 +286,16 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                      t.get("lds_latency_s")) if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
                  "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
-                 " + fill, q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss",
+                 " + fill, q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss"
+                 "; L = r * L_g + 2 L_lds (single), (1 - s) * max(0, L_g - C_alone) + s * L_g"
+                 " + L_lds (register double buffer, s = checked_share)",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],
                   "q_L": parts["q_latency"],
                   "buffering": _mode_name(comp.mode_code), "ilp": comp.ilp,
-                  "latency_scale": th["latency_scale"], "spill_latency_s": comp.lat_spill_s},
+                  "latency_scale": th["latency_scale"], "spill_latency_s": comp.lat_spill_s,
+                  "checked_share": comp.checked_share},
                  children=lat_children)
     extra = tuple(x for x in (t.get("t_ramp_s"), t.get("t_launch_s")) if x)
     if comp.async_iters > 0:

@@ -30,9 +30,18 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
                                    stages the tile's loads a few at a time
                                    (gemmmodel/compile/trips.py, from the compile facts;
                                    1 without them)
-      max(0, L_g - C_alone) + L_lds   lds-double / reg-double (next tile loaded one
+      (1 - s) max(0, L_g - C_alone) + s L_g + L_lds
+                                   lds-double / reg-double (next tile loaded one
                                    iteration ahead: double buffering removes the global
-                                   latency up to one iteration of work)
+                                   latency up to one iteration of work). s (Components
+                                   checked_share): in a register-staged double buffer of a
+                                   bounds-checked build, the share of tile iterations that
+                                   take the checked loads (work.checked_path_term's s). nvcc
+                                   zero-fills those loads (FSEL on the loaded registers)
+                                   right after issuing them, before the tile's compute
+                                   (sm_90 SASS of the template's EDGE=1 /db builds), so they
+                                   wait the whole L_g; 0 for cp.async double buffers
+                                   (EDGE=0 only) and where no tile crosses M, N or K
       L_g / ilp                    no LDS (naive): u = resident waves, ilp = loads in flight
   plus the spill latency L_s (spill_latency) when the compile facts report spills:
       L_s = n_reload * L_l1        the reloads of one tile iteration, each an L1 hit the
