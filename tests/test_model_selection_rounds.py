@@ -123,6 +123,13 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (80.82, 94.76, 94.06, 99.01), 0.0502,
      ["1792x5376x1024", "3584x1792x2560", "80x160x1280x64"],
      ["144x208x576x40", "240x96x480x48", "512x7168x3072"]),
+    # 22 (73508f8): the twenty-first change (the checked tiles of a register double buffer
+    # wait their loads) and its refit; the model's worst: 200x120x400x40 (batched, 81.2 %),
+    # the neighbours': 152x152x608x36
+    ("heldout22", 21, "73508f8", (81.23, 92.45, 88.83, 94.89), 0.1009,
+     (92.93, 97.54, 92.93, 98.33), 0.0437,
+     ["152x152x608x36"],
+     ["200x120x400x40", "6144x768x1536"]),
 ]
 
 
