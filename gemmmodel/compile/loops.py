@@ -145,11 +145,13 @@ def find_main_loop(listing: Listing) -> MainLoop | None:
         return (-mix["fma"], mix["instructions"])
 
     best = min(loops, key=key)
+    def tile_loop(body: set[int]) -> bool:
+        mix = count_mix(instrs_of(body))
+        return mix["fma"] > 0 and mix["barrier"] > 0
+
     while True:   # descend into a nested tile loop (module docstring)
         inner = [h for h, body in loops.items()
-                 if h != best and h in loops[best] and body < loops[best]
-                 and count_mix(instrs_of(body))["fma"] > 0
-                 and count_mix(instrs_of(body))["barrier"] > 0]
+                 if h != best and h in loops[best] and body < loops[best] and tile_loop(body)]
         if not inner:
             break
         best = min(inner, key=key)

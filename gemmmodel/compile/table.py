@@ -311,7 +311,6 @@ def compile_template_facts(cfg, spec, shape=None):
     return edge_build_facts(cfg, facts) if edge else facts
 
 
-
 def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:
     out: dict = {}
     if regs:
