@@ -1,4 +1,4 @@
-"""Held-out rounds 8-20 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-23 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -130,6 +130,12 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (92.93, 97.54, 92.93, 98.33), 0.0437,
      ["152x152x608x36"],
      ["200x120x400x40", "6144x768x1536"]),
+    # 23 (3e50f1d): the model and fit of round 22, unchanged; the model's worst:
+    # 136x200x520x44 (batched, 87.2 %, best 64x256x32/8x8/p4), also the neighbours' (76.2 %)
+    ("heldout23", 22, "3e50f1d", (87.22, 93.96, 91.44, 95.90), 0.1057,
+     (76.19, 94.30, 82.80, 96.50), 0.0568,
+     ["136x200x520x44", "900x3300x1700"],
+     ["3072x2304x1536", "768x1536x9216"]),
 ]
 
 
