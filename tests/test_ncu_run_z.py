@@ -9,6 +9,7 @@ import io
 import pytest
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.ingest import parse_number
 
 FOLDER = CALIBRATION_DIR / "h200"
 
@@ -31,7 +32,7 @@ def source_pages(shape: str) -> dict:
 def share(rows: list, opcode: str, stall: str) -> float:
     """Samples of `stall` at instructions of `opcode` over all of the kernel's samples."""
     def num(row, key):
-        return float(row[key].replace(",", "") or 0)
+        return parse_number(row[key]) or 0.0
     total = sum(num(r, "Warp Stall Sampling (All Samples)") for r in rows)
     part = sum(num(r, stall) for r in rows
                if r["Source"].split()[0].split(".")[0] == opcode)
