@@ -1,11 +1,13 @@
-"""Load round trips in the model: r per tile iteration from the facts, and the single-buffer
-latency L = r * L_g + 2 L_lds it feeds (CPU only)."""
+"""Load round trips in the model: r per tile iteration from the facts, and the latency it
+feeds: single buffer L = r * L_g + 2 L_lds, register-staged double buffer r * L_g in place of
+L_g (CPU only)."""
 
 import pytest
 
 from gemmmodel.compile.facts import KernelFacts, empty_mix
 from gemmmodel.compile.table import template_facts, template_load_trips
 from gemmmodel.model import assemble, load_calib
+from gemmmodel.model.combine import evaluate
 from gemmmodel.model.kernel import describe
 from gemmmodel.model.latency import load_trips_per_tile
 from gemmmodel.spec import load_spec
@@ -41,12 +43,33 @@ def test_single_buffer_latency_multiplies_global_latency():
                                        "load_round_trips_per_tile": 6.0}, H200, shape, calib)
     assert staged.lat_g_s == pytest.approx(6.0 * base.lat_g_s)
     assert staged.terms["load_round_trips"].value == 6.0
-    # double buffering: the round trips do not enter (the next tile is loaded ahead)
+    # a cp.async double buffer (sm_90, whole tiles, one launch): the round trips do not
+    # enter, it waits for its copies (t_async)
     db = parse_name("32x64x32/8x8/p4/db")
     regs = {"regs": 168, "lds_bytes": db.lds_bytes}
     d1 = assemble(db.params(32), regs, H200, shape, calib)
     d2 = assemble(db.params(32), {**regs, "load_round_trips_per_tile": 6.0}, H200, shape, calib)
+    assert "async_copies" in d2.terms
     assert d1.lat_g_s == d2.lat_g_s and "load_round_trips" not in d2.terms
+
+
+def test_register_staged_double_buffer_waits_its_round_trips():
+    """A register-staged double buffer (a batched launch or an edge shape: no cp.async)
+    waits for its prefetch in the same trip: L = (1 - s) max(0, r L_g - C_alone) + s r L_g
+    + L_lds, so r multiplies L_g as for the single buffer."""
+    db = parse_name("32x32x8/4x4/p4/db")
+    calib = load_calib("h200")
+    regs = {"regs": 64, "lds_bytes": db.lds_bytes}
+    for shape in ((240, 96, 480, 48), (1200, 800, 6000)):
+        d1 = assemble(db.params(32), {**regs, "load_round_trips_per_tile": 1.0}, H200, shape,
+                      calib)
+        d2 = assemble(db.params(32), {**regs, "load_round_trips_per_tile": 2.0}, H200, shape,
+                      calib)
+        assert "async_copies" not in d2.terms
+        assert d2.terms["load_round_trips"].value == 2.0
+        assert d2.lat_g_s == pytest.approx(2.0 * d1.lat_g_s)
+        theta = calib.theta()
+        assert evaluate(d2, theta)["latency_per_iter"] > evaluate(d1, theta)["latency_per_iter"]
 
 
 def test_committed_sm90_table_covers_the_search_space():

@@ -143,7 +143,11 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         alone = _alone_factor(desc, units, simds, wi.waves_per_block)
         mode = "double" if desc.double_buffered else "single"
         fill_blocks = busiest / units
-        trips = lat.load_trips_per_tile(desc, facts) if mode == "single" else None
+        # the loads a tile iteration waits in series: a single buffer's, and a register-
+        # staged double buffer's (its prefetch is waited for in the same trip); a cp.async
+        # double buffer waits its copies instead (t_async)
+        trips = (lat.load_trips_per_tile(desc, facts)
+                 if mode == "single" or copies is None else None)
     else:
         units = max(wi.resident_blocks * wi.waves_per_block, 1e-9)
         n_unit_iters = float(busiest) * wi.waves_per_block * shape[2]
@@ -162,7 +166,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
     lat_g = g_lat.value
-    if trips is not None:  # single buffer: the tile's loads wait r latencies in series
+    if trips is not None:  # the tile's loads wait r latencies in series
         terms["load_round_trips"] = trips
         lat_g *= trips.value
     return Components(

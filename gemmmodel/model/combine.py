@@ -22,7 +22,8 @@
       asynchronous, so they bound the time but do not hold a wave (waiting for their data
       is the latency term).
     t_latency = n_unit_iters * e + fill   (latency.py; lat_g_s already holds r * L_g for a
-      single buffer, r = load round trips per tile iteration)
+      single buffer and a register-staged double buffer, r = load round trips per tile
+      iteration)
       e = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L)),
       q_L = (L / (C_alone + L)) ** s_L,   s_L = b + (w - b) / overlap_loss (the waves of one
       block wait for their tiles together)

@@ -30,10 +30,14 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
                                    stages the tile's loads a few at a time
                                    (gemmmodel/compile/trips.py, from the compile facts;
                                    1 without them)
-      (1 - s) max(0, L_g - C_alone) + s L_g + L_lds
+      (1 - s) max(0, r L_g - C_alone) + s r L_g + L_lds
                                    lds-double / reg-double (next tile loaded one
                                    iteration ahead: double buffering removes the global
-                                   latency up to one iteration of work). s (Components
+                                   latency up to one iteration of work). r: as above for a
+                                   register-staged double buffer (its trip waits for the
+                                   prefetch it issued, in the groups the compiler staged;
+                                   trips.py counts them), 1 for a cp.async one (it waits
+                                   for its copies: combine.py's t_async). s (Components
                                    checked_share): in a register-staged double buffer of a
                                    bounds-checked build, the share of tile iterations that
                                    take the checked loads (work.checked_path_term's s). nvcc
