@@ -145,9 +145,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         fill_blocks = busiest / units
         # the loads a tile iteration waits in series: a single buffer's, and a register-
         # staged double buffer's (its prefetch is waited for in the same trip); a cp.async
-        # double buffer waits its copies instead (t_async)
-        trips = (lat.load_trips_per_tile(desc, facts)
-                 if mode == "single" or copies is None else None)
+        # double buffer (copies) waits its copies instead (t_async)
+        trips = lat.load_trips_per_tile(desc, facts) if copies is None else None
     else:
         units = max(wi.resident_blocks * wi.waves_per_block, 1e-9)
         n_unit_iters = float(busiest) * wi.waves_per_block * shape[2]
