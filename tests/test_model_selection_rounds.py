@@ -1,4 +1,4 @@
-"""Held-out rounds 8-23 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-24 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -136,6 +136,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (76.19, 94.30, 82.80, 96.50), 0.0568,
      ["136x200x520x44", "900x3300x1700"],
      ["3072x2304x1536", "768x1536x9216"]),
+    # 24 (6022d1b): the twenty-second change (a register double buffer waits its load round
+    # trips); the model's worst: 176x104x448x40 (batched, 56.1 %, 64x64x32/8x8/p4/db picked,
+    # best 64x64x32/8x4/p4) and 1100x900x5200 (69.1 %, 32x64x8/8x8/p4/db); the neighbours'
+    # 120x168x480x48 (74.0 %)
+    ("heldout24", 23, "6022d1b", (56.06, 85.54, 61.47, 86.56), 0.1069,
+     (73.97, 93.79, 94.20, 97.81), 0.0581,
+     ["120x168x480x48", "1800x2600x3000"],
+     ["1536x1024x12288", "4096x2560x1280"]),
 ]
 
 
