@@ -1,0 +1,126 @@
+"""The FMA issue rate of a loop against its code size (kernels/micro/icache.cu mb_icache),
+NVIDIA GPU machine.
+
+    PYTHONPATH=. python3 tools/device/icache.py OUT_DIR
+
+For each body of NBODY straight-line FFMAs (about NBODY x 16 bytes of sm_90 code; the
+loop around it adds a few instructions) and w = 1, 2, 4, 8 warps per scheduler (nb blocks
+of four warps on every SM, dynamic shared memory sized so that no more than nb fit), the
+loop runs until every warp has issued about WARP_FMA_PER_LAUNCH FFMAs. Per point: the
+median of each SM's span (first block start to last block end, %globaltimer) over the SMs
+and REPEATS launches, in cycles at the clock the blocks ran at; the SM ids and start/end
+times prove the placement. Writes OUT_DIR/icache.json and prints the rate per scheduler
+(warp FFMA instructions per clock; 1.0 = the FP32 pipe's peak on sm_90): where it falls
+with the body's size, the loop no longer runs from the instruction cache.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+import numpy as np
+from inner_loop import concurrent
+from micro_tool import write_doc
+
+BODIES = (512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
+WARPS_PER_SCHEDULER = (1, 2, 4, 8)
+THREADS = 128                      # four warps: one per scheduler
+REPEATS = 5
+WARP_FMA_PER_LAUNCH = 1 << 21
+SMEM_PER_SM = 228 * 1024
+ENTRY = "mb_icache"
+
+
+def prefer_all_shared(rt, module) -> None:
+    """Ask for the largest shared-memory carveout, so the occupancy query holds at launch."""
+    from gemmmodel.runtime.cuda import check_cu
+
+    d = rt.driver
+    enum = d.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+    check_cu(d, d.cuFuncSetAttribute(module.function(ENTRY), enum, 100),
+             "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)")
+
+
+def blocks_smem(rt, module, nb: int) -> int | None:
+    """Dynamic shared bytes with which exactly nb blocks fit on an SM (None: cannot)."""
+    def fits(dyn):
+        return rt.occupancy(module, ENTRY, THREADS, dyn)
+    if fits(0) <= nb:
+        return 0 if fits(0) == nb else None
+    lo, hi = 0, SMEM_PER_SM - 1024
+    while hi - lo > 128:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) >= nb else (lo, mid)
+    return lo if fits(lo) == nb else None
+
+
+def measure(rt, sms: int, module, body: int, nb: int) -> dict | None:
+    reps = max(1, WARP_FMA_PER_LAUNCH // body)
+    dyn = blocks_smem(rt, module, nb)
+    if dyn is None:
+        return None
+    grid = sms * nb
+    timing, smids = rt.alloc(8 * 4 * grid), rt.alloc(4 * grid)
+    sink = rt.alloc(4 * grid * THREADS)
+    spans, clocks, together = [], [], []
+    for i in range(REPEATS + 1):       # the first launch is a warm-up
+        rt.launch(module, ENTRY, (grid, 1, 1), (THREADS, 1, 1),
+                  [np.int32(reps), np.float32(0.999), np.float32(1e-3), timing, smids, sink],
+                  shared_bytes=dyn)
+        rt.synchronize()
+        t = rt.download(timing, (grid, 4), np.uint64).astype(np.float64)
+        sm = rt.download(smids, (grid,), np.uint32)
+        if i == 0:
+            continue
+        clocks.append(float(np.median(t[:, 0] / t[:, 1])))
+        per_sm = [t[sm == s] for s in np.unique(sm)]
+        spans.append(float(np.median([b[:, 3].max() - b[:, 2].min() for b in per_sm])))
+        together.append(min(concurrent(b[:, 2], b[:, 3]) for b in per_sm))
+    counts = Counter(sm.tolist())
+    for buf in (timing, smids, sink):
+        rt.free(buf)
+    span_clk = float(np.median(spans)) * float(np.median(clocks))
+    fma_per_scheduler = nb * reps * body          # four warps per block, four schedulers
+    return {"body_ffma": body, "blocks_per_sm": nb, "warps_per_scheduler": nb, "reps": reps,
+            "dynamic_smem_bytes": dyn, "sm_span_ns_median": float(np.median(spans)),
+            "sm_clock_ghz": float(np.median(clocks)), "sms_used": len(counts),
+            "blocks_per_sm_seen": sorted(set(counts.values())),
+            "min_blocks_at_once": int(min(together)),
+            "fma_rate_per_scheduler": fma_per_scheduler / span_clk}
+
+
+def main() -> int:
+    from pathlib import Path
+
+    from gemmmodel import KERNELS_DIR
+    from gemmmodel.runtime import get_runtime
+
+    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    rt = get_runtime("nvidia")
+    info = rt.device_info()
+    sms = int(info["sms"])
+    rows = []
+    for body in BODIES:
+        module = rt.compile_file(f"{KERNELS_DIR}/micro/icache.cu", [ENTRY], {"NBODY": body})
+        rt.set_max_dynamic_shared(module, ENTRY, SMEM_PER_SM - 1024)
+        prefer_all_shared(rt, module)
+        attrs = rt.function_attributes(module, ENTRY)
+        for nb in WARPS_PER_SCHEDULER:
+            row = measure(rt, sms, module, body, nb)
+            if row is None:
+                print(f"NBODY {body}: {nb} blocks per SM do not fit", flush=True)
+                continue
+            row["regs"] = attrs["regs"]
+            rows.append(row)
+            print(f"NBODY {body:6d} ({body * 16 / 1024:6.0f} KiB) w {nb}: placed "
+                  f"{row['blocks_per_sm_seen']} on {row['sms_used']} SMs, >= "
+                  f"{row['min_blocks_at_once']} at once: FFMA rate "
+                  f"{row['fma_rate_per_scheduler']:.3f}", flush=True)
+    write_doc(out_dir, "icache.json", rt, info, "tools/device/icache.py, kernels/micro/icache.cu",
+              indent=1, repeats=REPEATS, warp_fma_per_launch=WARP_FMA_PER_LAUNCH, rows=rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

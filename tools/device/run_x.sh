@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Device run X: the FMA issue rate of a straight-line FFMA loop against its code size
+# (tools/device/icache.py, kernels/micro/icache.cu): where the loop no longer runs from the
+# instruction cache. Run Y found 45 % of the warp samples of 64x64x32/8x8/p4/db (batched
+# entry, ~147 KiB of code) at 176x104x448x40 on stall_no_inst. Results under $OUT.
+set -u
+export PYTHONUNBUFFERED=1 PYTHONPATH=.
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $OUT/gpu_x.txt
+timeout 500 python3 tools/device/icache.py $OUT 2>&1 | tail -45
