@@ -4,7 +4,7 @@ NVIDIA GPU machine.
     PYTHONPATH=. python3 tools/device/icache.py OUT_DIR
 
 For each body of NBODY straight-line FFMAs (about NBODY x 16 bytes of sm_90 code; the
-loop around it adds a few instructions) and w = 1, 2, 4, 8 warps per scheduler (nb blocks
+loop around it adds a few instructions) and w = 1, 2, 3, 4, 6, 8 warps per scheduler (nb blocks
 of four warps on every SM, dynamic shared memory sized so that no more than nb fit), the
 loop runs until every warp has issued about WARP_FMA_PER_LAUNCH FFMAs. Per point: the
 median of each SM's span (first block start to last block end, %globaltimer) over the SMs
@@ -23,8 +23,9 @@ import numpy as np
 from inner_loop import concurrent
 from micro_tool import write_doc
 
-BODIES = (512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
-WARPS_PER_SCHEDULER = (1, 2, 4, 8)
+BODIES = (512, 1024, 1536, 1792, 2048, 2176, 2304, 2560, 2816, 3072, 4096, 5120, 6144, 7168,
+          8192, 9216, 10240, 12288, 16384)
+WARPS_PER_SCHEDULER = (1, 2, 3, 4, 6, 8)
 THREADS = 128                      # four warps: one per scheduler
 REPEATS = 5
 WARP_FMA_PER_LAUNCH = 1 << 21
