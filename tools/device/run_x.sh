@@ -7,3 +7,9 @@ set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $OUT/gpu_x.txt
 timeout 500 python3 tools/device/icache.py $OUT 2>&1 | tail -45
+# Warp states of plain (cp.async) builds with ~36 KiB and ~24 KiB main loops at one warp per
+# scheduler (1024x1024x16384: 128 blocks of 4 warps), the BK 32 one 1.4x slower than the model
+. tools/device/ncu_configs.sh
+m=$NCU_ISSUE_METRICS
+export GEMMMODEL_CUBIN_CACHE=/tmp/cubins
+ncu_configs x 1024x1024x16384 64x128x32/8x8/db 64x128x16/8x8/p4/db 64x128x32/8x8/p4
