@@ -23,10 +23,12 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     assert refit["params"] != committed["params"]
     # the refit minimises the log error on these very timings: it cannot be far worse
     assert refit["time_mape"] < committed["time_mape"] + 0.005
-    # the committed fit re-scores the first round as selection --posthoc does (95.1 %; 94.9 %
-    # before session 33's register double buffers waited their round trips)
-    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(95.09, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(93.86, abs=0.1)
+    # the committed fit re-scores the first round as selection --posthoc does (94.6 % with
+    # the twenty-third change's instruction fetch; 95.1 % before it, 94.9 % before session
+    # 33's register double buffers waited their round trips)
+    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(94.56, abs=0.05)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.39, abs=0.1)
+    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(75.92, abs=0.05)
     assert refit["parts"]["all"]["mean_top1_pct_of_best"] < \
         committed["parts"]["all"]["mean_top1_pct_of_best"]
 

@@ -110,7 +110,11 @@ def test_lone_warp_miss_is_outside_the_inner_loop():
     inner = res["inner_loop"]
     assert inner["term"]["inputs"]["w"] == pytest.approx(1.0)
     meas, pred = inner["measured"], inner["predicted"]
-    assert meas["outside_clk_per_tile_iteration"] > 3 * pred["outside_clk_per_tile_iteration"]
+    # the model allowed 256 clk per tile iteration outside the inner loop before the
+    # twenty-third change (instruction fetch: the edge build's 58 KiB of code at one warp per
+    # scheduler issues at 0.41, run X), 922 since; measured 1432
+    assert meas["outside_clk_per_tile_iteration"] > 1.4 * pred["outside_clk_per_tile_iteration"]
+    assert pred["outside_clk_per_tile_iteration"] > 800
     assert meas["outside_fraction"] > 0.5
 
 

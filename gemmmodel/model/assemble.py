@@ -13,6 +13,7 @@ from gemmmodel.errors import BadArgument
 from gemmmodel.model import latency as lat
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.combine import MODES, Components
+from gemmmodel.model.fetch import code_kib, fetch_rate, fetch_term
 from gemmmodel.model.kernel import KernelDesc, describe
 from gemmmodel.model.lds import async_copy_cycles_per_iter, lds_passes_per_iter, pass_rate_per_clk
 from gemmmodel.model.spawn import spawn_terms
@@ -155,6 +156,13 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         fill_blocks = 0.0
         trips = None
     tail = _tail_round(desc, spec, mix, wi, units)
+    # instruction fetch: the issue rate the kernel's code size allows at its w (run X)
+    icache = calib.icache if calib is not None else ()
+    kib = code_kib(facts, spec)
+    fetch = fetch_term(icache, kib, wi.waves_per_simd,
+                       str(calib.source) if calib is not None else "")
+    if fetch is not None and "tail_w" in tail:
+        tail["tail_fetch_rate"] = fetch_rate(icache, kib, tail["tail_w"])
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
@@ -162,6 +170,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
              "lookahead_streams": ahead, "edge_block_extra": edge_extra}
     if mix.spill_ops > 0:
         terms["spill_latency"] = spill_t
+    if fetch is not None:
+        terms["instruction_fetch_rate"] = fetch
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
     lat_g = g_lat.value
@@ -178,6 +188,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         async_iters=float(busiest) * iters if copies is not None else 0.0,
         checked_share=(float(checked.inputs.get("s", 0.0))
                        if mode == "double" and copies is None else 0.0),
+        fetch_rate=fetch.value if fetch is not None else 1.0,
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
         edge_extra=edge_extra.value, rounds=float(wi.rounds), **tail,
         terms=terms)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.errors import GemmModelError
+from gemmmodel.model.fetch import load_icache
 from gemmmodel.model.inner import load_inner_loop
 
 DEFAULT_FIT = {
@@ -103,6 +104,8 @@ class Calib:
     lds_latency_loaded: tuple = ()
     #: ((TM, TN, BK, w, eta), ...): the template's inner loop alone (inner.py, run N)
     inner_loop: tuple = ()
+    #: ((code KiB, w, eta_fetch), ...): a straight-line loop's issue rate (fetch.py, run AC)
+    icache: tuple = ()
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -112,7 +115,7 @@ class Calib:
 
     def with_fit(self, fit: dict, training=()) -> Calib:
         return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source,
-                     self.lds_latency_loaded, self.inner_loop)
+                     self.lds_latency_loaded, self.inner_loop, self.icache)
 
 
 #: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
@@ -177,7 +180,8 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
         loaded = tuple(sorted((float(r["warps_per_scheduler"]), float(r["cycles_per_step_median"]))
                               for r in rows if r.get("cycles_per_step_median")))
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
-                 lds_latency_loaded=loaded, inner_loop=load_inner_loop(folder))
+                 lds_latency_loaded=loaded, inner_loop=load_inner_loop(folder),
+                 icache=load_icache(folder))
 
 
 def _num(entry):

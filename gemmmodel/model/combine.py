@@ -76,7 +76,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
-          "tail_issue_factor", "checked_share")
+          "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -112,6 +112,8 @@ class Components:
     tail_issue_factor: float = 1.0  # issue clocks per wave-iteration there / in full rounds
     checked_share: float = 0.0  # register-staged double buffer: share of tile iterations
     #                             that take the checked loads (they wait before the compute)
+    fetch_rate: float = 1.0    # eta_fetch: the issue rate the code size allows (fetch.py)
+    tail_fetch_rate: float = 1.0  # the same at the partial last round's waves per SIMD
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -144,6 +146,7 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     tail["w"] = np.atleast_1d(a.get("tail_w", 1.0)) * one
     tail["units"] = np.atleast_1d(a.get("tail_units", 1.0)) * one
     tail["alone_factor"] = np.atleast_1d(a.get("tail_alone", 1.0)) * one
+    tail["fetch_rate"] = np.atleast_1d(a.get("tail_fetch_rate", 1.0)) * one
     tail["fill_blocks"] = np.where((s > 0) & (np.atleast_1d(a["fill_blocks"]) > 0), 1.0, 0.0)
     pm, pt = _rounds_part(main, th), _rounds_part(tail, th)
     t_pipes = pm["t_pipes"] + pt["t_pipes"]
@@ -167,7 +170,9 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
 
 def _pipes(a: dict, th: dict) -> dict:
     return {
-        "issue": a["issue_s"] / th["issue_efficiency"] + th["mem_instr_clk"] * a["mem_instr_s"],
+        "issue": np.maximum(a["issue_s"] / th["issue_efficiency"]
+                            + th["mem_instr_clk"] * a["mem_instr_s"],
+                            a["issue_s"] / np.maximum(a.get("fetch_rate", 1.0), 1e-9)),
         "lds": a["lds_s"] / th["lds_efficiency"],
         "l2": a["l2_s"] / th["mem_efficiency"],
         "dram": a["dram_s"] / th["mem_efficiency"],
@@ -264,12 +269,19 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
         eff = th[eff_key] if eff_key else 1.0
         formula = f"base / {eff_key}" if eff_key else "base"
         inputs = {"base_s": base.value if base else 0.0, **({eff_key: eff} if eff_key else {})}
+        kids = (base,) if base else ()
         if p == "issue":
             formula += " + mem_instr_clk * n_mem_instr / clock_hz"
             inputs.update(mem_instr_clk=th["mem_instr_clk"],
                           mem_instr_stall_s=th["mem_instr_clk"] * comp.mem_instr_s)
+            fetch = t.get("instruction_fetch_rate")
+            if fetch is not None:   # fetch.py: the code size's floor on the issue pipe
+                formula = f"max({formula}, base / eta_fetch)"
+                inputs.update(eta_fetch=comp.fetch_rate,
+                              t_fetch_s=inputs["base_s"] / max(comp.fetch_rate, 1e-9))
+                kids = kids + (fetch,)
         pipe_terms.append(Term(f"t_{p}_s", parts[f"pipe_{p}"], "s", formula, inputs,
-                               children=(base,) if base else ()))
+                               children=kids))
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "
                    "q = (1 - P_top / (P_issue + P_lds)) ** s, "

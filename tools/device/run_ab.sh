@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device run Y: the twenty-fourth round's two misses (docs/selection.md): 8x8 thread tiles
+# Device run AB: the twenty-fourth round's two misses (docs/selection.md): 8x8 thread tiles
 # in blocks of one or two warps, one warp per scheduler, ran 0.54-0.60 of their predicted
 # speed while the 8x4 and 4x4 tiles at the same shapes were within 10 %.
 #   1100x900x5200: 32x64x8/8x8/p4/db (picked, 69 %), 32x64x16/8x4/p4 (best)
@@ -9,20 +9,20 @@
 #     (checked loads every tile) the slow ones, or every block?
 # (2) ncu warp-state samples per SASS instruction (SourceCounters) and the warp-state and
 #     scheduler sections for the picks and the best at both shapes.
-# Results under $OUT (tail_stamps_y.json, ncu_y_<shape>.txt, ncu_y_src_<shape>.txt).
+# Results under $OUT (tail_stamps_ab.json, ncu_ab_<shape>.txt, ncu_ab_src_<shape>.txt).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 . tools/device/ncu_configs.sh
-gpu_line y
+gpu_line ab
 CONFIGS=32x64x8/8x8/p4/db,32x64x8/8x8/p4,32x64x16/8x8/p4,32x64x16/8x4/p4,32x64x8/8x4/p4/db,64x32x8/8x8/p4/db
 timeout 240 python3 tools/device/tail_stamps.py $OUT 1100x900x5200:$CONFIGS 1088x896x5200+edge:$CONFIGS \
   2>&1 | tail -40
-mv $OUT/tail_stamps.json $OUT/tail_stamps_y.json
+mv $OUT/tail_stamps.json $OUT/tail_stamps_ab.json
 m=$NCU_ISSUE_METRICS
 run_shape() {
   local size=$1; shift
-  ncu_configs y $size "$@"
-  local f=$OUT/ncu_y_src_${size}.txt
+  ncu_configs ab $size "$@"
+  local f=$OUT/ncu_ab_src_${size}.txt
   timeout 150 ncu --csv --page source --print-source sass --section SourceCounters \
     -k regex:sgemm python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
   grep "==ERROR==" $f | head -3; echo "$size source: $(wc -l < $f) lines"

@@ -1,0 +1,93 @@
+"""Instruction fetch: the issue rate a kernel's code size allows (run AC, twenty-third change).
+
+Run AC (tools/device/icache.py, kernels/micro/icache.cu; calibration/<gpu>/icache.json) times
+a loop whose body is N straight-line FFMAs with no dependency stalls and no memory
+instructions, at w = 1-8 warps per scheduler (nb four-warp blocks on every SM, all at once).
+Its result is
+    eta_fetch(code_KiB, w)   warp instructions per clock per scheduler (1 = one issue slot
+                             per clock), linearly interpolated in the code size and in w
+                             between the measured points and held at the end points.
+On the H200 it is 0.94-0.99 up to 28 KiB at every w, and beyond that depends on w: one
+warp per scheduler falls to 0.41 from 40 KiB and 0.17 from 144 KiB; two stay at 0.96-0.98
+up to 112 KiB, then 0.33; three to eight sit at 0.49-0.83 from 40 KiB on. The template's BK 32 8x8
+loops (36-70 KiB) and their batched or bounds-checked builds (up to 180 KiB) are in that
+range; ncu puts half of the warps' stalls of such a build on `no_instruction` (runs AC and AB).
+
+The model (assemble.py, combine._pipes) charges it as a floor on the issue pipe:
+    P_issue = max(P_issue, t_fetch),   t_fetch = issue_s / eta_fetch(code_KiB, w)
+      issue_s   the issue term's slots per scheduler over clock_hz (before issue_efficiency)
+      code_KiB  the kernel's whole code: the compiled build's total instructions x the
+                instruction size (16 bytes on sm_70 and later: nvdisasm's addresses step by
+                0x10), the code its warps fetch from while they run the prologue, main loop
+                (and its versions for edge and interior tiles), last tile and epilogue
+      w         the resident warps per scheduler of the round (its partial last round its own)
+Without the table (every GPU but the H200 here) or without the compiled instruction count,
+eta_fetch = 1 and the term is absent. No parameter is fitted to it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gemmmodel.model.terms import Term
+
+#: Run AC's result file in calibration/<gpu>/.
+ICACHE_FILE = "icache.json"
+#: Bytes per instruction of NVIDIA's sm_70+ ISAs (fixed-width 128-bit encoding; nvdisasm's
+#: addresses of the committed builds step by 0x10).
+NVIDIA_INSTRUCTION_BYTES = 16
+
+
+def load_icache(folder: Path) -> tuple:
+    """((code KiB, w, eta), ...) from folder/ICACHE_FILE; () when absent."""
+    path = Path(folder) / ICACHE_FILE
+    if not path.is_file():
+        return ()
+    rows = json.loads(path.read_text()).get("rows", [])
+    return tuple(sorted((float(r["body_ffma"]) * NVIDIA_INSTRUCTION_BYTES / 1024.0,
+                         float(r["warps_per_scheduler"]), float(r["fma_rate_per_scheduler"]))
+                        for r in rows if r.get("fma_rate_per_scheduler")))
+
+
+def fetch_rate(table: tuple, code_kib: float, w: float) -> float:
+    """eta_fetch(code_KiB, w) (module docstring); 1.0 without a table or a code size."""
+    if not table or not code_kib or code_kib <= 0:
+        return 1.0
+    ws = sorted({r[1] for r in table})
+    at_w = []
+    for wv in ws:
+        pts = sorted((r[0], r[2]) for r in table if r[1] == wv)
+        sizes, etas = zip(*pts)
+        at_w.append(float(np.interp(float(code_kib), sizes, etas)))
+    return float(np.interp(max(float(w), 0.0), ws, at_w))
+
+
+def code_kib(facts, spec) -> float | None:
+    """The kernel's code size (KiB) from its compile facts: total instructions x the
+    instruction size; None where either is unknown (AMD: variable-length encodings)."""
+    if str(getattr(spec, "vendor", "")).lower() != "nvidia" or facts is None:
+        return None
+    if isinstance(facts, dict):
+        n = facts.get("code_instructions")
+    else:
+        n = (getattr(facts, "mix_total", None) or {}).get("instructions")
+    return float(n) * NVIDIA_INSTRUCTION_BYTES / 1024.0 if n else None
+
+
+def fetch_term(table: tuple, kib: float | None, w: float, source: str = "") -> Term | None:
+    """The Term of eta_fetch at the kernel's code size and w; None where the model has no
+    fetch limit for it (no table or no code size)."""
+    if not table or not kib:
+        return None
+    return Term("instruction_fetch_rate", fetch_rate(table, kib, w), "instr/clk",
+                "eta_fetch(code_KiB, w): measured issue rate of a straight-line loop of that "
+                "size (interpolated)",
+                {"code_KiB": kib, "w": w},
+                note=f"run AC ({source or ICACHE_FILE}); issue pipe >= issue_s / eta_fetch")
+
+
+__all__ = ["ICACHE_FILE", "NVIDIA_INSTRUCTION_BYTES", "code_kib", "fetch_rate", "fetch_term",
+           "load_icache"]
