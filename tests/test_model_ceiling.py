@@ -27,7 +27,7 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     # the twenty-third change's instruction fetch; 95.1 % before it, 94.9 % before session
     # 33's register double buffers waited their round trips)
     assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(94.56, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.39, abs=0.1)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.54, abs=0.1)
     assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(75.92, abs=0.05)
     assert refit["parts"]["all"]["mean_top1_pct_of_best"] < \
         committed["parts"]["all"]["mean_top1_pct_of_best"]

@@ -101,8 +101,9 @@ def test_outside_share_arithmetic():
 
 def test_lone_warp_miss_is_outside_the_inner_loop():
     """1000^3, 64x128x8/8x8/p4/db (bounds-checked, one warp per scheduler): explain finds
-    the held-out sweep's time and shows that the time the model misses is spent outside the
-    inner loop, which alone runs close to the prediction."""
+    the held-out sweep's time and shows that most of it is spent outside the inner loop;
+    the model missed that part (256 clk per tile iteration against 1432) until instruction
+    fetch and the critical edge blocks (twenty-third and twenty-fourth changes)."""
     res = _h200_template("64x128x8/8x8/p4/db", "1000x1000x1000")
     assert [m["source"] for m in res["measured"]] == [
         "calibration/h200/selection_sweep_heldout9.csv"]
@@ -112,9 +113,10 @@ def test_lone_warp_miss_is_outside_the_inner_loop():
     meas, pred = inner["measured"], inner["predicted"]
     # the model allowed 256 clk per tile iteration outside the inner loop before the
     # twenty-third change (instruction fetch: the edge build's 58 KiB of code at one warp per
-    # scheduler issues at 0.41, run X), 922 since; measured 1432
-    assert meas["outside_clk_per_tile_iteration"] > 1.4 * pred["outside_clk_per_tile_iteration"]
-    assert pred["outside_clk_per_tile_iteration"] > 800
+    # scheduler issues at 0.41, run AC), 922 with it, 1747 with the twenty-fourth (the last
+    # round lasts as long as its edge blocks, run AB); measured 1432
+    assert pred["outside_clk_per_tile_iteration"] == pytest.approx(
+        meas["outside_clk_per_tile_iteration"], rel=0.25)
     assert meas["outside_fraction"] > 0.5
 
 

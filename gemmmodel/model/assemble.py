@@ -163,6 +163,13 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
                        str(calib.source) if calib is not None else "")
     if fetch is not None and "tail_w" in tail:
         tail["tail_fetch_rate"] = fetch_rate(icache, kib, tail["tail_w"])
+    # a register double buffer's edge blocks wait their loads every tile: the launch's
+    # last round lasts as long as they do (run AB; the partial last round where there is one)
+    share = (float(checked.inputs.get("s", 0.0))
+             if mode == "double" and copies is None else 0.0)
+    critical = share > 0 and edge_extra.value > 0
+    if critical and "tail_w" in tail:
+        tail["tail_edge_critical"] = 1.0
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
@@ -186,8 +193,9 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ilp=_loop_ilp(desc, facts), mode_code=MODES[mode], fill_blocks=fill_blocks,
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
-        checked_share=(float(checked.inputs.get("s", 0.0))
-                       if mode == "double" and copies is None else 0.0),
+        checked_share=share,
+        edge_critical=(1.0 / max(float(wi.rounds), 1.0)
+                       if critical and "tail_w" not in tail else 0.0),
         fetch_rate=fetch.value if fetch is not None else 1.0,
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
         edge_extra=edge_extra.value, rounds=float(wi.rounds), **tail,

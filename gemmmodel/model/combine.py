@@ -28,6 +28,9 @@
       q_L = (L / (C_alone + L)) ** s_L,   s_L = b + (w - b) / overlap_loss (the waves of one
       block wait for their tiles together)
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
+      e = (1 - c) e(s) + c e(s = 1): the launch's last round lasts as long as its edge
+      blocks where they wait every tile (a register-staged double buffer with edge blocks:
+      c = 1 / rounds, or 1 in a partial last round; Components edge_critical; 0 otherwise)
     t_async = async_wait_clk * n_async_iters / clock_hz: a cp.async double-buffered loop
       (copy the next tile, compute this one, wait for the copies, barrier) costs the SM
       async_wait_clk clocks per block tile iteration on the busiest CU, in series with the
@@ -76,7 +79,8 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "alone_factor", "lat_g_s", "lat_lds_s", "lat_spill_s", "ilp", "mode_code",
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
-          "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate")
+          "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
+          "edge_critical", "tail_edge_critical")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -114,6 +118,9 @@ class Components:
     #                             that take the checked loads (they wait before the compute)
     fetch_rate: float = 1.0    # eta_fetch: the issue rate the code size allows (fetch.py)
     tail_fetch_rate: float = 1.0  # the same at the partial last round's waves per SIMD
+    edge_critical: float = 0.0  # share of the full rounds' iterations that wait as an edge
+    #                             block of a register double buffer (its last round, 1/rounds)
+    tail_edge_critical: float = 0.0  # the same for the partial last round (1 or 0)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -147,6 +154,7 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     tail["units"] = np.atleast_1d(a.get("tail_units", 1.0)) * one
     tail["alone_factor"] = np.atleast_1d(a.get("tail_alone", 1.0)) * one
     tail["fetch_rate"] = np.atleast_1d(a.get("tail_fetch_rate", 1.0)) * one
+    tail["edge_critical"] = np.atleast_1d(a.get("tail_edge_critical", 0.0)) * one
     tail["fill_blocks"] = np.where((s > 0) & (np.atleast_1d(a["fill_blocks"]) > 0), 1.0, 0.0)
     pm, pt = _rounds_part(main, th), _rounds_part(tail, th)
     t_pipes = pm["t_pipes"] + pt["t_pipes"]
@@ -211,18 +219,27 @@ def _rounds_part(a: dict, th: dict) -> dict:
     lat_g = np.atleast_1d(a["lat_g_s"])
     lat_lds = np.atleast_1d(a["lat_lds_s"])
     chk = np.atleast_1d(a.get("checked_share", 0.0))
-    lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
-                   np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
-                            (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
-                            + lat_lds))
-    lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
-    # Little's law bound, and the chance that every resident wave of a SIMD waits on its
-    # latency at once (latency.py: q_L over the SIMD's independent streams)
     chains = independent_streams(w, units, th["overlap_loss"])
-    q_lat = np.minimum(Q_MAX, (lat / np.maximum(c_alone + lat, 1e-300)) ** chains)
-    exposed = np.maximum(np.maximum(0.0, (c_alone + lat) / units - c_cu),
-                         c_cu * q_lat / (1.0 - q_lat))
+
+    def exposed_at(chk):
+        """(L, q_L, exposed latency per unit iteration) at checked share chk."""
+        lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
+                       np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
+                                (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
+                                + lat_lds))
+        lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
+        # Little's law bound, and the chance that every resident wave of a SIMD waits on its
+        # latency at once (latency.py: q_L over the SIMD's independent streams)
+        q_lat = np.minimum(Q_MAX, (lat / np.maximum(c_alone + lat, 1e-300)) ** chains)
+        return lat, q_lat, np.maximum(np.maximum(0.0, (c_alone + lat) / units - c_cu),
+                                      c_cu * q_lat / (1.0 - q_lat))
+
+    lat, q_lat, exposed = exposed_at(chk)
+    # the last round lasts as long as its edge blocks, which wait every tile (s = 1)
+    crit = np.atleast_1d(a.get("edge_critical", 0.0)) * np.ones_like(exposed)
+    if np.any(crit > 0):
+        exposed = (1.0 - crit) * exposed + crit * exposed_at(np.ones_like(exposed))[2]
     fill = lat_scale * lat_g * np.atleast_1d(a["fill_blocks"])
     t_lat = n * exposed + fill
     t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
