@@ -1,4 +1,4 @@
-"""Held-out rounds 8-24 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-25 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -144,6 +144,13 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (73.97, 93.79, 94.20, 97.81), 0.0581,
      ["120x168x480x48", "1800x2600x3000"],
      ["1536x1024x12288", "4096x2560x1280"]),
+    # 25 (12093ec): the twenty-third and twenty-fourth changes (instruction fetch, the last
+    # round as long as its edge blocks); the model's worst: 144x184x496x44 (batched, 69.7 %,
+    # 32x32x16/4x4/p4 picked, best 64x64x16/8x4/p4); the neighbours' 1700x1300x2900 (91.4 %)
+    ("heldout25", 24, "12093ec", (69.68, 92.97, 92.03, 97.19), 0.1023,
+     (91.44, 96.44, 96.14, 99.36), 0.0584,
+     ["144x184x496x44", "1700x1300x2900"],
+     ["200x72x640x36", "640x1280x14336"]),
 ]
 
 
