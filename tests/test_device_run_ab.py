@@ -9,7 +9,7 @@ import json
 from statistics import median
 
 import pytest
-from test_ncu_run_z import share
+from test_ncu_run_z import pages_of, share
 
 from gemmmodel import CALIBRATION_DIR
 
@@ -47,23 +47,7 @@ def test_edge_blocks_of_the_register_double_buffer_set_the_launch_time():
 
 def source_pages(shape):
     """{config: [row dict per SASS instruction]} of ncu_ab_src_<shape>.txt.gz."""
-    return _pages(gzip.decompress((FOLDER / f"ncu_ab_src_{shape}.txt.gz").read_bytes()).decode())
-
-
-def _pages(text):
-    import csv
-    import io
-
-    lines = text.splitlines()
-    order = [line.split(",")[2] for line in lines if line.startswith("order,")]
-    starts = [i for i, line in enumerate(lines) if line.startswith('"Kernel Name"')]
-    assert len(starts) == len(order)
-    pages = {}
-    for j, i in enumerate(starts):
-        end = starts[j + 1] if j + 1 < len(starts) else len(lines)
-        body = [line for line in lines[i + 1:end] if line.startswith('"')]
-        pages[order[j]] = list(csv.DictReader(io.StringIO("\n".join(body))))
-    return pages
+    return pages_of(gzip.decompress((FOLDER / f"ncu_ab_src_{shape}.txt.gz").read_bytes()).decode())
 
 
 def no_inst(rows):

@@ -16,7 +16,12 @@ FOLDER = CALIBRATION_DIR / "h200"
 
 def source_pages(shape: str) -> dict:
     """{config: [row dict per SASS instruction]} of ncu_z_src_<shape>.txt.gz."""
-    text = gzip.decompress((FOLDER / f"ncu_z_src_{shape}.txt.gz").read_bytes()).decode()
+    return pages_of(gzip.decompress((FOLDER / f"ncu_z_src_{shape}.txt.gz").read_bytes()).decode())
+
+
+def pages_of(text: str) -> dict:
+    """{config: [row dict per SASS instruction]} of an ncu source-page export whose launches
+    were named by tools/device/ncu_launch.py's `order,` lines."""
     lines = text.splitlines()
     order = [line.split(",")[2] for line in lines if line.startswith("order,")]
     starts = [i for i, line in enumerate(lines) if line.startswith('"Kernel Name"')]

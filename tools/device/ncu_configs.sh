@@ -1,4 +1,5 @@
-# Sourced by the ncu device runs (run_g.sh, run_k.sh, run_m.sh): ncu_configs TAG SIZE CONFIG... counts
+# Sourced by the ncu device runs (run_g.sh, run_k.sh, run_m.sh, run_z.sh, run_ab.sh,
+# run_ac.sh): ncu_configs TAG SIZE CONFIG... counts
 # the metrics in $m plus the warp-state and scheduler sections for each template config
 # launched once at SIZE (tools/device/ncu_launch.py) into $OUT/ncu_<TAG>_<SIZE>.txt.
 ncu_configs() {
@@ -8,6 +9,17 @@ ncu_configs() {
     --metrics $m python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
   grep "==ERROR==" $f | head -3
   echo "$size: $(grep -c '^"' $f) rows"
+}
+
+# ncu_source TAG SIZE CONFIG...: ncu_configs, then the per-SASS-instruction warp samples
+# (SourceCounters, source page) of the same launches into $OUT/ncu_<TAG>_src_<SIZE>.txt.
+ncu_source() {
+  local tag=$1 size=$2; shift 2
+  ncu_configs $tag $size "$@"
+  local f=$OUT/ncu_${tag}_src_${size}.txt
+  timeout 150 ncu --csv --page source --print-source sass --section SourceCounters \
+    -k regex:sgemm python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
+  grep "==ERROR==" $f | head -3; echo "$size source: $(wc -l < $f) lines"
 }
 
 # gpu_line TAG: the GPU name, clocks and driver into $OUT/gpu_<TAG>.txt (and stdout).

@@ -19,14 +19,6 @@ timeout 240 python3 tools/device/tail_stamps.py $OUT 1100x900x5200:$CONFIGS 1088
   2>&1 | tail -40
 mv $OUT/tail_stamps.json $OUT/tail_stamps_ab.json
 m=$NCU_ISSUE_METRICS
-run_shape() {
-  local size=$1; shift
-  ncu_configs ab $size "$@"
-  local f=$OUT/ncu_ab_src_${size}.txt
-  timeout 150 ncu --csv --page source --print-source sass --section SourceCounters \
-    -k regex:sgemm python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
-  grep "==ERROR==" $f | head -3; echo "$size source: $(wc -l < $f) lines"
-}
-run_shape 1100x900x5200 32x64x8/8x8/p4/db 32x64x16/8x4/p4
-run_shape 176x104x448x40 64x64x32/8x8/p4/db 64x64x32/8x4/p4
+ncu_source ab 1100x900x5200 32x64x8/8x8/p4/db 32x64x16/8x4/p4
+ncu_source ab 176x104x448x40 64x64x32/8x8/p4/db 64x64x32/8x4/p4
 ls -la $OUT

@@ -12,14 +12,6 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 . tools/device/ncu_configs.sh
 gpu_line z
 m=$NCU_ISSUE_METRICS
-run_shape() {
-  local size=$1; shift
-  ncu_configs z $size "$@"
-  local f=$OUT/ncu_z_src_${size}.txt
-  timeout 150 ncu --csv --page source --print-source sass --section SourceCounters \
-    -k regex:sgemm python3 tools/device/ncu_launch.py configs --size $size "$@" > $f 2>&1
-  grep "==ERROR==" $f | head -3; echo "$size source: $(wc -l < $f) lines"
-}
-run_shape 176x112x448x50 32x32x8/4x4/p4/db 32x32x8/4x4/p4 32x32x16/4x4/p4 64x64x16/8x4/p4
-run_shape 136x200x520x44 32x32x8/4x8/p4/db 64x256x32/8x8/p4
+ncu_source z 176x112x448x50 32x32x8/4x4/p4/db 32x32x8/4x4/p4 32x32x16/4x4/p4 64x64x16/8x4/p4
+ncu_source z 136x200x520x44 32x32x8/4x8/p4/db 64x256x32/8x8/p4
 ls -la $OUT
