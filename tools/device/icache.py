@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 
 import numpy as np
-from inner_loop import concurrent
+from inner_loop import concurrent, prefer_all_shared
 from micro_tool import write_doc
 
 BODIES = (512, 1024, 1536, 1792, 2048, 2176, 2304, 2560, 2816, 3072, 4096, 5120, 6144, 7168,
@@ -31,16 +31,6 @@ REPEATS = 5
 WARP_FMA_PER_LAUNCH = 1 << 21
 SMEM_PER_SM = 228 * 1024
 ENTRY = "mb_icache"
-
-
-def prefer_all_shared(rt, module) -> None:
-    """Ask for the largest shared-memory carveout, so the occupancy query holds at launch."""
-    from gemmmodel.runtime.cuda import check_cu
-
-    d = rt.driver
-    enum = d.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
-    check_cu(d, d.cuFuncSetAttribute(module.function(ENTRY), enum, 100),
-             "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)")
 
 
 def blocks_smem(rt, module, nb: int) -> int | None:
@@ -105,7 +95,7 @@ def main() -> int:
     for body in BODIES:
         module = rt.compile_file(f"{KERNELS_DIR}/micro/icache.cu", [ENTRY], {"NBODY": body})
         rt.set_max_dynamic_shared(module, ENTRY, SMEM_PER_SM - 1024)
-        prefer_all_shared(rt, module)
+        prefer_all_shared(rt, module, ENTRY)
         attrs = rt.function_attributes(module, ENTRY)
         for nb in WARPS_PER_SCHEDULER:
             row = measure(rt, sms, module, body, nb)

@@ -34,13 +34,14 @@ WARP_FMA_PER_LAUNCH = 400_000  # warp FMA instructions per warp and launch (~0.2
 SMEM_PER_SM = 228 * 1024       # sm_90 shared memory per SM; probed below via occupancy
 
 
-def prefer_all_shared(rt, module) -> None:
-    """Ask for the largest shared-memory carveout, so the occupancy query holds at launch."""
+def prefer_all_shared(rt, module, entry: str = "mb_inner_loop") -> None:
+    """Ask for the largest shared-memory carveout for `entry`, so the occupancy query holds
+    at launch."""
     from gemmmodel.runtime.cuda import check_cu
 
     d = rt.driver
     enum = d.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
-    check_cu(d, d.cuFuncSetAttribute(module.function("mb_inner_loop"), enum, 100),
+    check_cu(d, d.cuFuncSetAttribute(module.function(entry), enum, 100),
              "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)")
 
 
