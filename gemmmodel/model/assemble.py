@@ -156,7 +156,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         fill_blocks = 0.0
         trips = None
     tail = _tail_round(desc, spec, mix, wi, units)
-    # instruction fetch: the issue rate the kernel's code size allows at its w (run X)
+    # instruction fetch: the issue rate the kernel's code size allows at its w (run AC)
     icache = calib.icache if calib is not None else ()
     kib = code_kib(facts, spec)
     fetch = fetch_term(icache, kib, wi.waves_per_simd,

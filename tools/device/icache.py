@@ -21,7 +21,7 @@ from collections import Counter
 
 import numpy as np
 from inner_loop import concurrent, prefer_all_shared
-from micro_tool import write_doc
+from micro_tool import open_runtime, write_doc
 
 BODIES = (512, 1024, 1536, 1792, 2048, 2176, 2304, 2560, 2816, 3072, 4096, 5120, 6144, 7168,
           8192, 9216, 10240, 12288, 16384)
@@ -82,14 +82,9 @@ def measure(rt, sms: int, module, body: int, nb: int) -> dict | None:
 
 
 def main() -> int:
-    from pathlib import Path
-
     from gemmmodel import KERNELS_DIR
-    from gemmmodel.runtime import get_runtime
 
-    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    rt = get_runtime("nvidia")
-    info = rt.device_info()
+    rt, info, out_dir = open_runtime()
     sms = int(info["sms"])
     rows = []
     for body in BODIES:

@@ -22,7 +22,7 @@ from collections import Counter
 
 import numpy as np
 
-from micro_tool import write_doc
+from micro_tool import open_runtime, write_doc
 
 CONFIGS = ("64x128x8/8x8/p4", "64x128x16/8x8/p4", "64x128x32/8x8/p4",
            "64x64x8/8x4/p4", "64x64x16/8x4/p4", "64x64x32/8x4/p4",
@@ -134,13 +134,7 @@ def measure(rt, sms: int, name: str, cfg, module, attrs, nb: int,
 
 
 def main() -> int:
-    from pathlib import Path
-
-    from gemmmodel.runtime import get_runtime
-
-    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    rt = get_runtime("nvidia")
-    info = rt.device_info()
+    rt, info, out_dir = open_runtime()
     sms = int(info["sms"])
     rows = []
     for name in CONFIGS:

@@ -15,14 +15,19 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 
+def open_runtime():
+    """(runtime, device_info, out_dir) of the NVIDIA GPU; out_dir is argv[1] (default .)."""
+    from gemmmodel.runtime import get_runtime
+
+    rt = get_runtime("nvidia")
+    return rt, rt.device_info(), Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+
+
 def open_micro(source: str, entries: list[str]):
     """(runtime, device_info, module, out_dir) for kernels/micro/<source>; out_dir is argv[1]."""
     from gemmmodel import KERNELS_DIR
-    from gemmmodel.runtime import get_runtime
 
-    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    rt = get_runtime("nvidia")
-    info = rt.device_info()
+    rt, info, out_dir = open_runtime()
     module = rt.compile_file(Path(KERNELS_DIR) / "micro" / source, entries)
     return rt, info, module, out_dir
 
