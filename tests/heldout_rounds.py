@@ -18,13 +18,14 @@ from gemmmodel.model.selection import (
 
 def assert_round(rows, n_shapes, documented):
     """Every shape scored over all 372 configs; (min top1, mean top1, min top3, mean top3)
-    as documented (0.05 points); the targets missed."""
+    as documented (0.05 points); the targets met exactly where the documented minima reach
+    them (top1 >= 95 % and top3 >= 98 % on every shape: round 27's neighbour ranking)."""
     assert [r["configs"] for r in rows] == [372] * n_shapes
     got = summary(rows)
     keys = ("min_top1_pct_of_best", "mean_top1_pct_of_best", "min_top3_pct_of_best",
             "mean_top3_pct_of_best")
     assert [got[k] for k in keys] == pytest.approx(list(documented), abs=0.05)
-    assert got["meets_targets"] is False
+    assert got["meets_targets"] is (documented[0] >= 95.0 and documented[2] >= 98.0)
 
 
 def assert_ranking_committed_before_sweep(round_):
