@@ -166,6 +166,13 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (96.27, 99.25, 100.0, 100.0), 0.0565,
      [],
      ["1900x1100x2300", "2048x4096x1536", "232x136x480x36", "896x1536x11264"]),
+    # 28 (2594718): the model and fit of round 25, unchanged, the correction with round 27's
+    # sweep; the model's worst: 88x184x416x60 (batched, 92.1 %, 32x32x16/4x4/p4 picked, best
+    # 64x64x16/8x4/p4); the neighbours' 152x216x608x32 (93.2 %, 32x64x16/4x4/p4 picked)
+    ("heldout28", 27, "2594718", (92.09, 96.26, 94.67, 97.11), 0.0920,
+     (93.19, 96.96, 93.19, 98.10), 0.0358,
+     ["152x216x608x32", "2300x1300x3500"],
+     ["3072x2048x3072", "768x1280x14336"]),
 ]
 
 
