@@ -173,6 +173,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (93.19, 96.96, 93.19, 98.10), 0.0358,
      ["152x216x608x32", "2300x1300x3500"],
      ["3072x2048x3072", "768x1280x14336"]),
+    # 29 (675fcd7): the model and fit of round 25, unchanged, the correction with round 28's
+    # sweep; the model's worst: 2560x1536x3584 (91.2 %, 128x128x32/8x8/p4/s8 picked, best
+    # 64x256x16/8x8/p4/db), both batched shapes right (4x4 picks at 100 %); the neighbours'
+    # 200x96x576x48 (88.5 %, 32x32x16/8x4/p4/db picked)
+    ("heldout29", 28, "675fcd7", (91.18, 96.53, 94.08, 97.58), 0.0895,
+     (88.45, 95.96, 95.67, 99.16), 0.0431,
+     ["200x96x576x48"],
+     ["1500x2900x2100"]),
 ]
 
 
