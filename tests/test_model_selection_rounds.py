@@ -181,6 +181,13 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (88.45, 95.96, 95.67, 99.16), 0.0431,
      ["200x96x576x48"],
      ["1500x2900x2100"]),
+    # 30 (eb30dfb): the model and fit of round 25, unchanged, the correction with round 29's
+    # sweep; the model's worst: 264x104x608x44 (batched, 91.4 %, 32x64x16/4x8/p4 picked,
+    # best 128x128x32/8x8/p4); the neighbours' 2600x1900x1500 (91.7 %), their top3 >= 98.5 %
+    ("heldout30", 29, "eb30dfb", (91.45, 96.41, 91.45, 96.79), 0.0958,
+     (91.75, 97.46, 98.50, 99.75), 0.0448,
+     ["1300x2300x2900", "2600x1900x1500"],
+     ["1280x768x15360", "264x104x608x44", "3584x2048x2048"]),
 ]
 
 
