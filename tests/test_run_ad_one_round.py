@@ -13,8 +13,6 @@ What the committed data show, and these tests keep true:
 - Neither pipe is saturated there: LDS wavefronts over active cycles, and issue activity,
   both stay below 75 %."""
 
-import csv
-import io
 import json
 import math
 
@@ -22,6 +20,7 @@ import numpy as np
 import pytest
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.ingest import read_ncu_launch_run
 from gemmmodel.model.kernel import describe
 from gemmmodel.model.lds import lds_passes_per_iter
 from gemmmodel.spec import load_spec
@@ -33,20 +32,11 @@ SHAPES = ((1000, 1000, 1000), (2048, 2048, 2048))
 
 
 def _ncu(shape) -> dict[str, dict[str, float]]:
-    """{config: {metric: value}} of ncu_ad_<shape>.txt (the order lines name the launches)."""
-    text = (H200 / f"ncu_ad_{'x'.join(map(str, shape))}.txt").read_text()
-    lines = text.splitlines()
-    order = [ln.split(",")[2] for ln in lines if ln.startswith("order,")]
-    table = list(csv.reader(io.StringIO("\n".join(ln for ln in lines if ln.startswith('"')))))
-    header, rows = table[0], table[2:]
-    assert len(rows) == len(order) == len(CONFIGS)
-
-    def number(v):
-        try:
-            return float(v.replace(",", ""))
-        except ValueError:
-            return math.nan
-    return {name: {h: number(v) for h, v in zip(header, row)} for name, row in zip(order, rows)}
+    """{config: {metric: value}} of ncu_ad_<shape>.txt (ingest.read_ncu_launch_run)."""
+    text = (H200 / f"ncu_ad_{'x'.join(map(str, shape))}.txt").read_text(errors="replace")
+    launches = read_ncu_launch_run(text)
+    assert sorted(launches) == sorted(CONFIGS)
+    return {name: {k: v[0] for k, v in x.counters.items()} for name, x in launches.items()}
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=["1000^3", "2048^3"])
