@@ -1,4 +1,4 @@
-"""Held-out rounds 8-25 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-31 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -188,6 +188,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (91.75, 97.46, 98.50, 99.75), 0.0448,
      ["1300x2300x2900", "2600x1900x1500"],
      ["1280x768x15360", "264x104x608x44", "3584x2048x2048"]),
+    # 31 (045f9c6): the model and fit of round 25, unchanged, the correction with round 30's
+    # sweep; the model's worst: 1900x2700x1300 (81.4 %, 64x128x16/8x4/p4 picked, best
+    # 64x64x8/8x8/p4/db) and 216x136x512x40 (batched, 86.1 %, 32x32x8/8x4/p4 picked, best
+    # 128x64x16/8x4/p4/db, which the neighbours picked); the neighbours' 2400x1600x1900 (92.1 %)
+    ("heldout31", 30, "045f9c6", (81.36, 90.42, 86.14, 92.86), 0.0882,
+     (92.08, 97.75, 92.15, 98.20), 0.0476,
+     ["1900x2700x1300", "2400x1600x1900"],
+     ["104x200x704x52", "216x136x512x40", "3840x2560x2048", "896x1280x13824"]),
 ]
 
 
