@@ -1,4 +1,4 @@
-"""Held-out rounds 8-31 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-32 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -196,6 +196,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (92.08, 97.75, 92.15, 98.20), 0.0476,
      ["1900x2700x1300", "2400x1600x1900"],
      ["104x200x704x52", "216x136x512x40", "3840x2560x2048", "896x1280x13824"]),
+    # 32 (fbc766b): the model and fit of round 25, unchanged, the correction with round 31's
+    # sweep; the model's worst: 184x232x448x36 (batched, 88.5 %, 64x128x32/8x8/p4 picked,
+    # best 64x128x16/8x4/p4/db, which the neighbours picked); the neighbours' 2100x2900x1700
+    # (92.4 %, 128x128x16/8x8/p4/db picked, best 128x128x8/8x8/p4/db)
+    ("heldout32", 31, "fbc766b", (88.51, 94.60, 94.35, 97.26), 0.0930,
+     (92.38, 96.52, 95.14, 98.31), 0.0363,
+     ["2100x2900x1700", "2900x1700x2300"],
+     ["1152x896x14848", "184x232x448x36"]),
 ]
 
 
