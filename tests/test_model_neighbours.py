@@ -178,9 +178,10 @@ def test_selection_posthoc_scores_the_correction_round_by_round(h200_comparison)
     assert part["rounds"] == list(HELDOUT_ROUNDS)          # the first round has no past
     assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 31
     # docs/selection.md (190 shapes, through round 32: 97.08 / 94.37 / 98.65, min 74.0 /
-    # 76.2; 184 shapes, through round 31: 97.09 / 94.36 / 98.66, min 74.0 /
-    # 76.2; 178 shapes, through round 30: 97.07 / 94.50 / 98.68; 160 shapes, rounds 26 and 27 included: 97.10 / 94.28 / 98.64, min
-    # 74.0 / 76.2; 148 shapes, through round 25: 96.97 / 94.35 / 98.59). Through round 24 (142 shapes, k 16; the model of session 34, the
+    # 76.2; 184 shapes, through round 31: 97.09 / 94.36 / 98.66, min 74.0 / 76.2; 178
+    # shapes, through round 30: 97.07 / 94.50 / 98.68; 160 shapes, rounds 26 and 27
+    # included: 97.10 / 94.28 / 98.64, min 74.0 / 76.2; 148 shapes, through round 25:
+    # 96.97 / 94.35 / 98.59). Through round 24 (142 shapes, k 16; the model of session 34, the
     # twenty-third and twenty-fourth changes, instruction fetch and the critical edge
     # blocks): corrected mean top1 97.0 % (the model alone 94.4 %), mean top3 98.6 %; min
     # top1 74.0 % (75.9 %), min top3 76.2 %. With the twenty-third change only: 96.79 /
@@ -234,7 +235,8 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     assert part["model_only"]["min_top1_pct_of_best"] == pytest.approx(88.87, abs=0.05)
     every = part["all_shapes"]
     assert every["n"] == 9 + 4 + 6 * 31 + 5
-    assert every["mean_top1_pct_of_best"] == pytest.approx(96.85, abs=0.05)  # 96.90 before round 32, 97.00 before round 31, 96.89 before rounds 26-30
+    # 96.90 before round 32, 97.00 before round 31, 96.89 before rounds 26-30
+    assert every["mean_top1_pct_of_best"] == pytest.approx(96.85, abs=0.05)
     assert every["min_top1_pct_of_best"] == pytest.approx(75.70, abs=0.05)
     assert "each left out of its own correction" in render_posthoc(res)
 
