@@ -1,4 +1,4 @@
-"""Held-out rounds 8-32 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-33 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -204,6 +204,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (92.38, 96.52, 95.14, 98.31), 0.0363,
      ["2100x2900x1700", "2900x1700x2300"],
      ["1152x896x14848", "184x232x448x36"]),
+    # 33 (6273005): the model and fit of round 25, unchanged, the correction with round 32's
+    # sweep; the model's worst: 200x248x576x34 (batched, 84.1 %, 32x64x16/8x8/p4/db picked,
+    # best 64x64x32/8x4/p4/db, which the model ranked 195th); the neighbours' the same shape
+    # (85.8 %, 32x128x32/4x8/p4/db picked) and 1024x1280x14336 exactly right
+    ("heldout33", 32, "6273005", (84.09, 94.94, 88.29, 95.64), 0.0955,
+     (85.78, 95.35, 97.26, 99.18), 0.0544,
+     ["1700x2900x2100", "200x248x576x34"],
+     ["1024x1280x14336"]),
 ]
 
 
