@@ -1,4 +1,4 @@
-"""Held-out rounds 8-33 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-34 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -206,12 +206,20 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      ["1152x896x14848", "184x232x448x36"]),
     # 33 (6273005): the model and fit of round 25, unchanged, the correction with round 32's
     # sweep; the model's worst: 200x248x576x34 (batched, 84.1 %, 32x64x16/8x8/p4/db picked,
-    # best 64x64x32/8x4/p4/db, which the model ranked 195th); the neighbours' the same shape
-    # (85.8 %, 32x128x32/4x8/p4/db picked) and 1024x1280x14336 exactly right
+    # best 64x64x32/8x4/p4/db, which the model ranked 195th); the neighbours' worst: the same
+    # shape (85.8 %, 32x128x32/4x8/p4/db picked); 1024x1280x14336 exactly right
     ("heldout33", 32, "6273005", (84.09, 94.94, 88.29, 95.64), 0.0955,
      (85.78, 95.35, 97.26, 99.18), 0.0544,
      ["1700x2900x2100", "200x248x576x34"],
      ["1024x1280x14336"]),
+    # 34 (1fa260b): the model and fit of round 25, unchanged, the correction with round 33's
+    # sweep; the model's worst: 1900x2500x2700 (73.4 %, 64x32x8/8x4/db picked, best
+    # 64x64x16/8x4/p4/db, which the model ranked 45th); the neighbours' worst: the same shape
+    # (94.4 %, 64x64x8/8x4/p4/db picked); three shapes exactly right
+    ("heldout34", 33, "1fa260b", (73.36, 86.84, 78.23, 91.87), 0.0938,
+     (94.39, 98.81, 94.64, 99.11), 0.0476,
+     ["1900x2500x2700"],
+     ["168x216x480x40", "2816x3584x1536", "96x352x704x26"]),
 ]
 
 
