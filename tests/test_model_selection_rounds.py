@@ -1,4 +1,4 @@
-"""Held-out rounds 8-34 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-35 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -220,6 +220,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (94.39, 98.81, 94.64, 99.11), 0.0476,
      ["1900x2500x2700"],
      ["168x216x480x40", "2816x3584x1536", "96x352x704x26"]),
+    # 35 (af38b9e): the model and fit of round 25, unchanged, the correction with round 34's
+    # sweep; the model's worst: 120x328x576x36 (batched, 77.8 %, 32x32x8/8x4/p4 picked, best
+    # 128x128x32/8x8/p4, ranked 27th); the neighbours' worst: 3500x1700x1400 (80.4 %,
+    # 128x128x8/8x8/db/s8 picked; the model picked 128x64x8/8x8/p4/db there, 99.9 %)
+    ("heldout35", 34, "af38b9e", (77.79, 92.61, 89.72, 96.32), 0.0892,
+     (80.42, 94.48, 94.99, 97.72), 0.0404,
+     ["2300x1300x2600", "3500x1700x1400"],
+     ["1280x1024x11264", "3072x3584x1792"]),
 ]
 
 
