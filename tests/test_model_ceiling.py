@@ -31,11 +31,10 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(69.68, abs=0.05)
     # in-sample parameters select no more than half a point better (the misses are the
     # terms'): 94.38 vs 94.23 % with round 35, 94.38 vs 94.28 % with round 34 (session 39),
-    # 94.50 vs 94.49 % with round 33
-    # (session 38), 94.57 vs 94.48 % with round 32,
-    # 94.57 vs 94.47 % with round 31 (session 37), 94.67 vs 94.60 % with round 30 (session
-    # 36), 94.63 vs 94.54 % with round 29, 94.62 vs 94.48 % with round 28, 94.52 vs 94.41 %
-    # with round 27, 94.37 vs 94.48 % before round 26
+    # 94.50 vs 94.49 % with round 33 (session 38), 94.57 vs 94.48 % with round 32, 94.57 vs
+    # 94.47 % with round 31 (session 37), 94.67 vs 94.60 % with round 30 (session 36), 94.63
+    # vs 94.54 % with round 29, 94.62 vs 94.48 % with round 28, 94.52 vs 94.41 % with round
+    # 27, 94.37 vs 94.48 % before round 26
     assert refit["parts"]["all"]["mean_top1_pct_of_best"] < \
         committed["parts"]["all"]["mean_top1_pct_of_best"] + 0.5
 
