@@ -246,6 +246,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (98.71, 99.38, 98.71, 99.63), 0.0482,
      [],
      ["1700x3100x1900", "2900x1100x2500"]),
+    # 38 (5125323): the model and fit of round 25, unchanged, the correction with round 37's
+    # sweep; the model's worst: 152x312x672x26 (batched, 84.6 %, 32x32x16/4x4/p4 picked, best
+    # 64x64x16/8x4/p4); the neighbours' worst: the same shape (90.2 %, 32x64x16/4x4/p4
+    # picked); the neighbours met the targets in rounds 36 and 37, not here
+    ("heldout38", 37, "5125323", (84.57, 92.96, 87.74, 94.23), 0.0927,
+     (90.19, 94.27, 94.73, 99.10), 0.0428,
+     ["1500x2700x2500", "152x312x672x26", "216x184x576x32", "3840x2304x1792"],
+     []),
 ]
 
 
