@@ -1,4 +1,4 @@
-"""Held-out rounds 8-35 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-38 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
