@@ -6,8 +6,6 @@ the same configs (ncu_ae_<shape>.txt). The model's instruction-fetch floor takes
 code of the build (twenty-third change); these tests hold the measured facts that say where
 that overstates the cost, and the model's value they contradict (a known limit, not fixed)."""
 
-import csv
-import io
 import json
 from statistics import median
 
@@ -15,6 +13,7 @@ import pytest
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.compile.table import template_facts
+from gemmmodel.ingest import read_ncu_launch_run
 from gemmmodel.model import assemble, load_calib
 from gemmmodel.spec import load_spec
 from gemmmodel.template import parse_name
@@ -33,13 +32,11 @@ def _makespans() -> dict:
 
 
 def _ncu(size: str) -> dict:
-    """{config: {metric: float}} of ncu_ae_<size>.txt (rows in the launch order)."""
-    lines = (FOLDER / f"ncu_ae_{size}.txt").read_text().splitlines()
-    order = [line.split(",")[2] for line in lines if line.startswith("order,")]
-    rows = list(csv.reader(io.StringIO("\n".join(x for x in lines if x.startswith('"')))))
-    header, body = rows[0], rows[2:]      # rows[1] holds the units
-    assert len(body) == len(order) == 5
-    return {name: {h: v for h, v in zip(header, row)} for name, row in zip(order, body)}
+    """{config: {metric: value}} of ncu_ae_<size>.txt (ingest.read_ncu_launch_run)."""
+    text = (FOLDER / f"ncu_ae_{size}.txt").read_text(errors="replace")
+    launches = read_ncu_launch_run(text)
+    assert len(launches) == 5
+    return {name: {k: v[0] for k, v in x.counters.items()} for name, x in launches.items()}
 
 
 def test_the_checked_build_of_one_block_per_sm_runs_as_fast_as_the_plain_one():
@@ -63,8 +60,8 @@ def test_no_checked_build_waits_on_instruction_fetch_at_2000x2000x6000():
     edge = _ncu("2000x2000x6000")
     plain = _ncu("2048x2048x6144")
     for name, row in edge.items():   # every launch here is the bounds-checked build
-        assert float(row[NO_INST]) <= 0.05, name
-        assert float(plain[name][NO_INST]) <= 0.05, name
+        assert row[NO_INST] <= 0.05, name
+        assert plain[name][NO_INST] <= 0.05, name
 
 
 def test_the_model_prices_that_build_at_a_fetch_rate_ncu_does_not_show():
