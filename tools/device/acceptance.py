@@ -184,7 +184,7 @@ def cmd_sweep(args) -> dict:
                 for r, c in ((m, k), (k, n), (m, n))]
         sets = [tuple(rt.upload(h) for h in host) for _ in range(n_sets)]
         t_shape = time.time()
-        for j, cfg in enumerate(space):
+        for j, cfg in enumerate(space[::-1] if args.reverse else space):
             if (name, cfg.name) in done:
                 continue
             if time.time() - t_start > args.budget_s:
@@ -227,6 +227,9 @@ def main() -> int:
     p.add_argument("--force-edge", action="store_true",
                    help="sweep: time the bounds-checked builds (EDGE=1) even where the shape "
                         "is a tile multiple (their cost on interior tiles)")
+    p.add_argument("--reverse", action="store_true",
+                   help="sweep: time the configs in reverse search-space order (a re-sweep "
+                        "that also shows drift with the order)")
     p.add_argument("--per-config-s", type=float, default=0.12)
     args = p.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
