@@ -1,4 +1,4 @@
-"""Held-out rounds 8-38 of issue 8 on the H200: each ranking recorded (at the commit named)
+"""Held-out rounds 8-39 of issue 8 on the H200: each ranking recorded (at the commit named)
 and committed before its sweep, scored as docs/selection.md gives it, with the times it
 recorded; from round 14 the measured-neighbour ranking recorded beside it
 (tests/heldout_rounds.py holds the checks)."""
@@ -254,6 +254,13 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (90.19, 94.27, 94.73, 99.10), 0.0428,
      ["1500x2700x2500", "152x312x672x26", "216x184x576x32", "3840x2304x1792"],
      []),
+    # 39 (9ab47c4): the model and fit of round 25, unchanged, the correction with round 38's
+    # sweep; the model's worst: 2700x1900x1700 (90.8 %, 128x64x8/8x8/p4/db picked, best
+    # 64x64x8/8x4/db), mean top1 95.3 %; the neighbours' worst: 3300x1500x2300 (90.8 %)
+    ("heldout39", 38, "9ab47c4", (90.79, 95.30, 94.24, 97.43), 0.0985,
+     (90.80, 96.18, 95.33, 98.27), 0.0451,
+     ["2700x1900x1700", "3300x1500x2300"],
+     ["1408x1152x12800", "2816x2560x2304"]),
 ]
 
 

@@ -83,6 +83,10 @@ def render_posthoc(res: dict) -> str:
                          f"{100 * err['mape']:.1f}%, median {100 * err['median_ape']:.1f}%, "
                          f"{100 * err['within_10pct']:.0f}% within 10%, "
                          f"{100 * err['within_25pct']:.0f}% within 25%")
+    if res.get("resweep"):
+        from gemmmodel.model.resweep import render_resweep
+
+        lines.extend(render_resweep(res["resweep"]))
     rec = res.get("shortlist")
     if rec:
         lines.append(f"  the fastest of the recorded top k, every pre-registered shape "

@@ -49,7 +49,8 @@ HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5",
                   "heldout20", "heldout21", "heldout22", "heldout23", "heldout24",
                   "heldout25", "heldout26", "heldout27", "heldout28", "heldout29",
                   "heldout30", "heldout31", "heldout32", "heldout33", "heldout34",
-                  "heldout35", "heldout36", "heldout37", "heldout38")
+                  "heldout35", "heldout36", "heldout37", "heldout38",
+                  "heldout39")
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
@@ -254,12 +255,14 @@ def selection_comparison(gpu: str, root=None) -> dict:
     shapes (post hoc); the neighbour correction prequential (`neighbours`) and, on the
     first round's shapes with every other swept shape as a neighbour, `neighbours_loso`.
     `shortlist`: the best of the recorded top k per k over every pre-registered shape
-    (gemmmodel.model.shortlist)."""
+    (gemmmodel.model.shortlist). `resweep`: how repeatable the sweeps are, where shapes were
+    swept twice (gemmmodel.model.resweep; None without the re-sweep file)."""
     from gemmmodel.model.calib import calibration_name, fit_path
     from gemmmodel.model.neighbours import (  # it imports this module
         leave_one_shape_out_record,
         prequential_record,
     )
+    from gemmmodel.model.resweep import RESWEEP_FILE, resweep_agreement  # it imports this module
     from gemmmodel.model.shortlist import best_of_top, summarise  # it imports this module
     from gemmmodel.spec import load_spec
 
@@ -357,7 +360,9 @@ def selection_comparison(gpu: str, root=None) -> dict:
                                           if k != "shapes"}}}
     return {"gpu": spec.name, "folder": str(folder), "sweep": SWEEP_FILE,
             "targets": TARGETS, "order": list(parts), **parts,
-            "shortlist": {"shapes": len(short_rows), "per_k": summarise(short_rows)}}
+            "shortlist": {"shapes": len(short_rows), "per_k": summarise(short_rows)},
+            "resweep": (resweep_agreement(folder) if (folder / RESWEEP_FILE).is_file()
+                        else None)}
 
 
 __all__ = ["HELDOUT_ROUNDS", "NEIGHBOUR_RECORD_FILE", "OCCUPANCY_FILE", "POSTHOC_LABEL",
