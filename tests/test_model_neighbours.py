@@ -241,9 +241,9 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     assert part["model_only"]["min_top1_pct_of_best"] == pytest.approx(88.87, abs=0.05)
     every = part["all_shapes"]
     assert every["n"] == 9 + 4 + 6 * 38 + 5
-    # 97.00 / 75.70 before round 39, 97.09 before round 38, 97.08 before round 37, 96.96 before round 36, 96.97 before round
-    # 35, 96.93 before round 34, 96.85 before round 33, 96.90 before round 32, 97.00 before
-    # round 31, 96.89 before rounds 26-30
+    # 97.00 / 75.70 before round 39, 97.09 before round 38, 97.08 before round 37, 96.96
+    # before round 36, 96.97 before round 35, 96.93 before round 34, 96.85 before round 33,
+    # 96.90 before round 32, 97.00 before round 31, 96.89 before rounds 26-30
     assert every["mean_top1_pct_of_best"] == pytest.approx(96.66, abs=0.05)
     assert every["min_top1_pct_of_best"] == pytest.approx(75.14, abs=0.05)
     assert "each left out of its own correction" in render_posthoc(res)
