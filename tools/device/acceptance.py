@@ -168,7 +168,8 @@ def cmd_sweep(args) -> dict:
     new_file = not out.exists()
     fh = out.open("a", newline="")
     writer = csv.DictWriter(fh, fieldnames=["gpu", "shape", "config", "median_s", "p20_s",
-                                            "p80_s", "reps", "noisy", "tflops", "error"])
+                                            "p80_s", "reps", "noisy", "tflops", "error"]
+                            + (["t_start_unix", "t_end_unix"] if args.stamps else []))
     if new_file:
         writer.writeheader()
     t_start = time.time()
@@ -192,6 +193,8 @@ def cmd_sweep(args) -> dict:
                 fh.close()
                 return {"stopped": "budget", "rows": len(done)}
             row = {"gpu": info.get("name"), "shape": name, "config": cfg.name}
+            if args.stamps:
+                row["t_start_unix"] = time.time()
             try:
                 res = _time_config(rt, cfg, shape, sets, args.per_config_s,
                                    True if args.force_edge else None)
@@ -200,6 +203,8 @@ def cmd_sweep(args) -> dict:
                            tflops=2.0 * m * n * k * batch / res.median_s / 1e12, error="")
             except Exception as err:  # recorded: an invalid launch must not stop the sweep
                 row.update(error=f"{type(err).__name__}: {str(err)[:160]}")
+            if args.stamps:
+                row["t_end_unix"] = time.time()
             writer.writerow(row)
             fh.flush()
             done.add((name, cfg.name))
@@ -227,6 +232,9 @@ def main() -> int:
     p.add_argument("--force-edge", action="store_true",
                    help="sweep: time the bounds-checked builds (EDGE=1) even where the shape "
                         "is a tile multiple (their cost on interior tiles)")
+    p.add_argument("--stamps", action="store_true",
+                   help="sweep: add each config's wall-clock start and end (unix s) to a new "
+                        "sweep file")
     p.add_argument("--reverse", action="store_true",
                    help="sweep: time the configs in reverse search-space order (a re-sweep "
                         "that also shows drift with the order)")
