@@ -24,7 +24,7 @@ import numpy as np
 
 from gemmmodel.runtime.check import TOLERANCE, choose_rows, compare, random_inputs, reference
 from gemmmodel.runtime.measure import rotations_needed
-from gemmmodel.runtime.runner import HOST_ENQUEUE_S, MEMORY_FRACTION, SHORT_KERNEL_S
+from gemmmodel.runtime.runner import HOST_ENQUEUE_S, MEMORY_FRACTION, SHORT_KERNEL_S, hold_for
 
 MAX_SHAPES = 4
 MAX_INNER = 64
@@ -143,4 +143,4 @@ def time_sets(ctx, inputs: ShapeInputs, launch: Callable[..., None], first_s: fl
     inner = 1 if est_s >= SHORT_KERNEL_S else min(MAX_INNER,
                                                   math.ceil(SHORT_KERNEL_S * 4 / est_s))
     return ctx.time(lambda i: launch(*sets[i]), n_rotations=len(sets), inner=inner,
-                    hold_s=HOST_ENQUEUE_S * (inner + 1))
+                    hold_s=hold_for(inner))

@@ -33,6 +33,20 @@ MEMORY_FRACTION = 0.4
 #: Below this per-launch time several launches share one event pair (see module doc).
 SHORT_KERNEL_S = 50e-6
 HOST_ENQUEUE_S = 30e-6  # assumption: upper bound of one Python launch's host cost
+#: The shortest spin hold ahead of a timed group (hold_for). Measured (device run AG, H200,
+#: calibration/h200/batched_timing_ag.json): enqueuing one strided-batched launch from
+#: Python took 38-62 us (median), 55-114 us at the 90th percentile; behind a 60 us hold
+#: 1-16 % of the event-timed samples of 80-110 us launches ran more than 5 % above the
+#: config's fastest decile, behind a 1 ms hold none for six of eight configs (the other
+#: two, both 32x32x16/4x4/p4, 6 and 13 %, as behind the short hold).
+HOLD_MIN_S = 1e-3
+
+
+def hold_for(inner: int) -> float:
+    """Seconds of spin hold ahead of a timed group of `inner` launches: the host must have
+    enqueued them all before the device reaches the start event, or the events time the
+    host. HOST_ENQUEUE_S per launch plus one, and at least HOLD_MIN_S."""
+    return max(HOST_ENQUEUE_S * (inner + 1), HOLD_MIN_S)
 
 
 @dataclass
@@ -121,7 +135,7 @@ def time_gemm(runtime, launch: Callable, m: int, n: int, k: int, *, batch: int =
         est_s = min(runtime.time_s(lambda: launch(*sets[0]), HOST_ENQUEUE_S * 4)
                     for _ in range(3))
         inner = 1 if est_s >= SHORT_KERNEL_S else min(64, math.ceil(SHORT_KERNEL_S * 4 / est_s))
-        hold_s = HOST_ENQUEUE_S * (inner + 1)
+        hold_s = hold_for(inner)
         return bench(lambda i: launch(*sets[i]),
                      timer=lambda fn: runtime.time_s(fn, hold_s),
                      n_rotations=n_sets, inner=inner, budget_s=budget_s)

@@ -126,7 +126,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
     from gemmmodel.batched import compile_batched, kernel_args, launch_spec, row_major_problem
     from gemmmodel.runtime.measure import bench
-    from gemmmodel.runtime.runner import HOST_ENQUEUE_S, SHORT_KERNEL_S
+    from gemmmodel.runtime.runner import HOST_ENQUEUE_S, SHORT_KERNEL_S, hold_for
 
     m, n, k, batch = shape
     if batch == 1:
@@ -149,7 +149,7 @@ def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
     launch(0)
     est = min(rt.time_s(lambda: launch(0), HOST_ENQUEUE_S * 4) for _ in range(3))
     inner = 1 if est >= SHORT_KERNEL_S else min(64, math.ceil(SHORT_KERNEL_S * 4 / est))
-    hold_s = HOST_ENQUEUE_S * (inner + 1)
+    hold_s = hold_for(inner)
     return bench(launch, timer=lambda fn: rt.time_s(fn, hold_s), n_rotations=len(sets),
                  inner=inner, budget_s=budget_s, min_reps=5, warmup=2)
 
