@@ -12,7 +12,13 @@ earlier held-out rounds, in reverse search-space order and with fresh random inp
 
 and the same with the two sweeps swapped. The oracle scores are what a predictor that knew
 one sweep exactly would score against the other: the measurement's own ceiling for the
-issue's "top1 >= 95 % on every shape". Nothing here is fitted."""
+issue's "top1 >= 95 % on every shape". Nothing here is fitted.
+
+Runs AG-AI found the cause of the batched launches' moves: the sweeps held the device only
+60 us ahead of each timed launch, and enqueuing a batched launch from Python takes 55-114 us
+at the 90th percentile, so in stretches the events timed the host. With the 1 ms minimum
+hold (gemmmodel.runtime.runner.hold_for) two sweeps of six such shapes in a row
+(selection_resweep_ai1.csv, _ai2.csv; `agreement`) moved 0-1.6 % of their configs."""
 
 from __future__ import annotations
 
@@ -55,10 +61,46 @@ def _group(rows: list[dict]) -> dict:
     return out
 
 
+def agreement(first: dict, second: dict, source: dict | None = None) -> dict:
+    """The repeatability (module doc) of two sweeps {(config, shape): s} over the (config,
+    shape) pairs they share; `source` names each shape's first sweep where known."""
+    keys = set(first) & set(second)
+    first = {k: first[k] for k in keys}
+    second = {k: second[k] for k in keys}
+    fwd = {r["shape"]: r for r in score(second, first)}    # first's ranking, judged by second
+    back = {r["shape"]: r for r in score(first, second)}   # and the other way round
+    rows = []
+    for shape in sorted({s for _, s in keys}):
+        logs = {c: math.log(second[(c, s)] / first[(c, s)]) for c, s in keys if s == shape}
+        shift = _median(list(logs.values()))
+        moved = sum(abs(v - shift) > MOVED_LOG for v in logs.values()) / len(logs)
+        text = shape_text(shape)
+        rows.append({"shape": text, "first_sweep": (source or {}).get(shape, ""),
+                     "batched": shape[3] > 1, "configs": len(logs), "shift_log": shift,
+                     "moved_share": moved,
+                     "best_first": back[text]["best_config"],
+                     "best_second": fwd[text]["best_config"],
+                     "oracle_top1_pct": fwd[text]["top1_pct_of_best"],
+                     "oracle_top3_pct": fwd[text]["top3_pct_of_best"],
+                     "oracle_top1_pct_swapped": back[text]["top1_pct_of_best"],
+                     "oracle_top3_pct_swapped": back[text]["top3_pct_of_best"]})
+    return {"n": len(keys), "moved_log": MOVED_LOG, "shapes": rows,
+            "first_judged_by_second": summary(list(fwd.values())),
+            "second_judged_by_first": summary(list(back.values())),
+            "batched": _group([r for r in rows if r["batched"]]),
+            "single": _group([r for r in rows if not r["batched"]])}
+
+
+def read_sweep(folder: Path, name: str) -> dict:
+    """{(config, shape): median s} of sweep file `name` under `folder` (BadArgument if it
+    is missing)."""
+    return _times(_round_rows(folder, name, "", "re-sweep"), "median_s")
+
+
 def resweep_agreement(folder: Path, name: str = RESWEEP_FILE) -> dict:
-    """The per-shape repeatability (module doc) of re-sweep file `name` against the first
-    committed sweep of each of its shapes. BadArgument if the file is missing."""
-    second = _times(_round_rows(folder, name, "", "re-sweep"), "median_s")
+    """The repeatability (module doc) of re-sweep file `name` against the first committed
+    sweep of each of its shapes. BadArgument if the file is missing."""
+    second = read_sweep(folder, name)
     first: dict = {}
     source: dict = {}
     for part, measured in all_sweeps(folder).items():
@@ -66,28 +108,7 @@ def resweep_agreement(folder: Path, name: str = RESWEEP_FILE) -> dict:
             if (config, shape) in second and (config, shape) not in first:
                 if source.setdefault(shape, part) == part:
                     first[(config, shape)] = t
-    second = {k: v for k, v in second.items() if k in first}
-    fwd = {r["shape"]: r for r in score(second, first)}    # first's ranking, judged by second
-    back = {r["shape"]: r for r in score(first, second)}   # and the other way round
-    rows = []
-    for shape in sorted({s for _, s in second}):
-        logs = {c: math.log(second[(c, s)] / first[(c, s)]) for c, s in second if s == shape}
-        shift = _median(list(logs.values()))
-        moved = sum(abs(v - shift) > MOVED_LOG for v in logs.values()) / len(logs)
-        text = shape_text(shape)
-        rows.append({"shape": text, "first_sweep": source[shape], "batched": shape[3] > 1,
-                     "configs": len(logs), "shift_log": shift, "moved_share": moved,
-                     "best_first": back[text]["best_config"],
-                     "best_second": fwd[text]["best_config"],
-                     "oracle_top1_pct": fwd[text]["top1_pct_of_best"],
-                     "oracle_top3_pct": fwd[text]["top3_pct_of_best"],
-                     "oracle_top1_pct_swapped": back[text]["top1_pct_of_best"],
-                     "oracle_top3_pct_swapped": back[text]["top3_pct_of_best"]})
-    return {"file": name, "n": len(second), "moved_log": MOVED_LOG, "shapes": rows,
-            "first_judged_by_second": summary(list(fwd.values())),
-            "second_judged_by_first": summary(list(back.values())),
-            "batched": _group([r for r in rows if r["batched"]]),
-            "single": _group([r for r in rows if not r["batched"]])}
+    return {"file": name, **agreement(first, second, source)}
 
 
 def render_resweep(res: dict) -> list[str]:
