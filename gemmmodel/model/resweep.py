@@ -29,12 +29,17 @@ from gemmmodel.model.selection import (
     _round_rows,
     _times,
     all_sweeps,
+    committed_rounds,
+    preregistered,
     score,
     shape_text,
     summary,
+    sweep_measured,
 )
 
 RESWEEP_FILE = "selection_resweep_af.csv"
+#: Device run AJ: every batched shape of the committed sweeps re-timed with the 1 ms hold.
+RETIMED_FILES = ("selection_resweep_aj1.csv", "selection_resweep_aj2.csv")
 #: |ln(t_second / t_first) - shift| above this counts a config as moved (5 %)
 MOVED_LOG = math.log(1.05)
 
@@ -109,6 +114,34 @@ def resweep_agreement(folder: Path, name: str = RESWEEP_FILE) -> dict:
                 if source.setdefault(shape, part) == part:
                     first[(config, shape)] = t
     return {"file": name, **agreement(first, second, source)}
+
+
+def retimed_selection(folder: Path, names=RETIMED_FILES) -> dict:
+    """Every pre-registered ranking of `folder` (committed_rounds) scored at the shapes the
+    re-timed sweep files `names` hold, against the round's own sweep ("recorded") and
+    against the re-timed one ("retimed"); and over every pre-registered shape with those
+    shapes' times replaced ("all_recorded", "all_retimed")."""
+    retimed: dict = {}
+    for name in names:
+        retimed.update(read_sweep(folder, name))
+    shapes = {s for _, s in retimed}
+    rec, new, all_rec, all_new = [], [], [], []
+    for round_ in committed_rounds(folder):
+        ranks, _ = preregistered(folder, round_)
+        measured = sweep_measured(folder, round_)
+        mine = {s for _, s in measured} & shapes
+        rows = score(measured, ranks)
+        all_rec += rows
+        rec += [r for r in rows if any(r["shape"] == shape_text(s) for s in mine)]
+        swapped = {k: v for k, v in measured.items() if k[1] not in mine}
+        swapped.update({k: v for k, v in retimed.items() if k[1] in mine})
+        rows = score(swapped, ranks)
+        all_new += rows
+        new += [r for r in rows if any(r["shape"] == shape_text(s) for s in mine)]
+    return {"files": list(names), "n": len(retimed), "shapes": len(rec),
+            "recorded": summary(rec), "retimed": summary(new),
+            "all_recorded": {"shapes": len(all_rec), **summary(all_rec)},
+            "all_retimed": {"shapes": len(all_new), **summary(all_new)}}
 
 
 def render_resweep(res: dict) -> list[str]:
