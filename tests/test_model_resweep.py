@@ -156,3 +156,25 @@ def test_run_aj_retimed_every_batched_shape_and_the_scores_stand():
     moved = agreement(first, retimed)["batched"]
     # the old hold moved 8.5 % of the configs on average, up to 73 % at one shape
     assert moved["mean_moved_share"] == pytest.approx(0.085, abs=0.002)
+
+
+def test_the_new_hold_leaves_the_fits_fastest_samples_as_measured():
+    """The 1024^3 catalogue kernels (72-90 us, the fit's fastest samples, kernels.csv: timed
+    with the 60 us hold) timed again with the 1 ms hold (`gemmmodel run --kernel
+    6,7.6,7.5,7.3,5,4,7.4,cublas --size 1024x1024x1024 --json`, H200 1980 MHz, commit
+    e3baa8a): within 1.5 % of kernels.csv."""
+    import json
+
+    import pandas as pd
+
+    h200 = CALIBRATION_DIR / "h200"
+    res = json.loads((h200 / "run_1024_hold_check.json").read_text())
+    assert "H200" in res["device"]["name"]
+    rows = res["rows"]
+    assert len(rows) == 8 and all(r["status"] == "ok" for r in rows)
+    ref = pd.read_csv(h200 / "kernels.csv")
+    ref = ref[(ref.status == "ok") & ref.params.str.startswith("K=1024;M=1024;N=1024")]
+    old = {p.split("kernel=")[1] if "kernel=" in p else "cublas": t
+           for p, t in zip(ref.params, ref.time_s)}
+    for r in rows:
+        assert r["median_s"] == pytest.approx(old[str(r["kernel"])], rel=0.015)
