@@ -132,7 +132,13 @@ def test_run_ag_enqueue_outlasts_the_old_hold():
 def test_run_aj_retimed_every_batched_shape_and_the_scores_stand():
     """Run AJ re-timed the 85 batched shapes of rounds 1-39 with the 1 ms hold: the recorded
     rankings score about as they did against the rounds' own sweeps (docs/selection.md)."""
-    from gemmmodel.model.resweep import RETIMED_FILES, agreement, read_sweep, retimed_selection
+    from gemmmodel.model.resweep import (
+        RETIMED_FILES,
+        agreement,
+        first_sweeps,
+        read_sweep,
+        retimed_selection,
+    )
     from gemmmodel.model.selection import all_sweeps
 
     h200 = CALIBRATION_DIR / "h200"
@@ -149,11 +155,7 @@ def test_run_aj_retimed_every_batched_shape_and_the_scores_stand():
     for name in RETIMED_FILES:
         retimed.update(read_sweep(h200, name))
     assert {s for _, s in retimed} == swept
-    first = {}
-    for part in all_sweeps(h200).values():
-        for key, t in part.items():
-            first.setdefault(key, t)
-    moved = agreement(first, retimed)["batched"]
+    moved = agreement(first_sweeps(h200, retimed)[0], retimed)["batched"]
     # the old hold moved 8.5 % of the configs on average, up to 73 % at one shape
     assert moved["mean_moved_share"] == pytest.approx(0.085, abs=0.002)
 
@@ -162,7 +164,7 @@ def test_the_new_hold_leaves_the_fits_fastest_samples_as_measured():
     """The 1024^3 catalogue kernels (72-90 us, the fit's fastest samples, kernels.csv: timed
     with the 60 us hold) timed again with the 1 ms hold (`gemmmodel run --kernel
     6,7.6,7.5,7.3,5,4,7.4,cublas --size 1024x1024x1024 --json`, H200 1980 MHz, commit
-    e3baa8a): within 1.5 % of kernels.csv."""
+    b135c37): within 1.5 % of kernels.csv."""
     import json
 
     import pandas as pd

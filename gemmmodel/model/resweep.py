@@ -102,17 +102,25 @@ def read_sweep(folder: Path, name: str) -> dict:
     return _times(_round_rows(folder, name, "", "re-sweep"), "median_s")
 
 
-def resweep_agreement(folder: Path, name: str = RESWEEP_FILE) -> dict:
-    """The repeatability (module doc) of re-sweep file `name` against the first committed
-    sweep of each of its shapes. BadArgument if the file is missing."""
-    second = read_sweep(folder, name)
+def first_sweeps(folder: Path, keys) -> tuple[dict, dict]:
+    """({(config, shape): s} of the first committed sweep (all_sweeps order) of each shape
+    among `keys`, {shape: that sweep's part name})."""
+    keys = set(keys)
     first: dict = {}
     source: dict = {}
     for part, measured in all_sweeps(folder).items():
         for (config, shape), t in measured.items():
-            if (config, shape) in second and (config, shape) not in first:
+            if (config, shape) in keys and (config, shape) not in first:
                 if source.setdefault(shape, part) == part:
                     first[(config, shape)] = t
+    return first, source
+
+
+def resweep_agreement(folder: Path, name: str = RESWEEP_FILE) -> dict:
+    """The repeatability (module doc) of re-sweep file `name` against the first committed
+    sweep of each of its shapes. BadArgument if the file is missing."""
+    second = read_sweep(folder, name)
+    first, source = first_sweeps(folder, second)
     return {"file": name, **agreement(first, second, source)}
 
 
@@ -130,14 +138,15 @@ def retimed_selection(folder: Path, names=RETIMED_FILES) -> dict:
         ranks, _ = preregistered(folder, round_)
         measured = sweep_measured(folder, round_)
         mine = {s for _, s in measured} & shapes
+        texts = {shape_text(s) for s in mine}
         rows = score(measured, ranks)
         all_rec += rows
-        rec += [r for r in rows if any(r["shape"] == shape_text(s) for s in mine)]
+        rec += [r for r in rows if r["shape"] in texts]
         swapped = {k: v for k, v in measured.items() if k[1] not in mine}
         swapped.update({k: v for k, v in retimed.items() if k[1] in mine})
         rows = score(swapped, ranks)
         all_new += rows
-        new += [r for r in rows if any(r["shape"] == shape_text(s) for s in mine)]
+        new += [r for r in rows if r["shape"] in texts]
     return {"files": list(names), "n": len(retimed), "shapes": len(rec),
             "recorded": summary(rec), "retimed": summary(new),
             "all_recorded": {"shapes": len(all_rec), **summary(all_rec)},
