@@ -118,16 +118,19 @@ class Context:
             self.bench = bench
 
     def time(self, launch_fn: Callable[[int], None], *, n_rotations: int = 1, inner: int = 1,
-             hold_s: float = 0.0, budget_s: float | None = None, **kwargs: Any):
+             hold_s: float = 0.0, timer: Callable | None = None, budget_s: float | None = None,
+             **kwargs: Any):
         """measure.bench on this runtime's event timer; returns its BenchResult.
 
         inner: launches per timed sample; hold_s > 0: a spin kernel of that length runs before
-        each sample's start event, so host launch gaps stay out of the measured time."""
+        each sample's start event, so host launch gaps stay out of the measured time. timer:
+        a ready one (runner.group_timer's HeldTimer, which checks its hold) instead."""
         rt = self.rt
 
-        def timer(fn: Callable[[], None]) -> float:
+        def held(fn: Callable[[], None]) -> float:
             return rt.time_s(fn, hold_s) if hold_s > 0 else rt.time_s(fn)
 
+        timer = timer or held
         return self.bench(launch_fn, timer=timer, n_rotations=n_rotations, inner=inner,
                           budget_s=budget_s or self.bench_budget_s, **kwargs)
 

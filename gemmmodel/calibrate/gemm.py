@@ -16,7 +16,6 @@ anywhere in C. Timing: measure.bench over the sets, with time_gemm's short-kerne
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from gemmmodel.runtime.check import TOLERANCE, choose_rows, compare, random_inputs, reference
 from gemmmodel.runtime.measure import rotations_needed
-from gemmmodel.runtime.runner import HOST_ENQUEUE_S, MEMORY_FRACTION, SHORT_KERNEL_S, hold_for
+from gemmmodel.runtime.runner import MEMORY_FRACTION, group_timer
 
 MAX_SHAPES = 4
 MAX_INNER = 64
@@ -137,10 +136,7 @@ def check(ctx, inputs: ShapeInputs, launch: Callable[..., None]) -> GemmCheck:
 def time_sets(ctx, inputs: ShapeInputs, launch: Callable[..., None], first_s: float):
     """measure.bench of launch(A, B, C) rotating over the shape's sets (BenchResult)."""
     rt, sets = ctx.rt, inputs.sets
-    est_s = min([first_s] + [rt.time_s(lambda: launch(*sets[0]), HOST_ENQUEUE_S * 4)
-                             for _ in range(2)])
-    est_s = max(est_s, 1e-7)
-    inner = 1 if est_s >= SHORT_KERNEL_S else min(MAX_INNER,
-                                                  math.ceil(SHORT_KERNEL_S * 4 / est_s))
+    inner, timer = group_timer(rt, lambda: launch(*sets[0]), first_s=first_s,
+                               max_inner=MAX_INNER, tries=2)
     return ctx.time(lambda i: launch(*sets[i]), n_rotations=len(sets), inner=inner,
-                    hold_s=hold_for(inner))
+                    timer=timer)

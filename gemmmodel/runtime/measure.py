@@ -42,6 +42,7 @@ class BenchResult:
     warmup: int
     wall_s: float
     samples_s: tuple[float, ...] = field(default=(), repr=False)
+    hold: dict = field(default_factory=dict)  # the timer's stats(), if it has them
 
     def to_dict(self, samples: bool = False) -> dict:
         out = asdict(self)
@@ -83,7 +84,8 @@ def bench(launch_fn: Callable[[int], None], *, timer: Callable[[Callable[[], Non
     inner: launches per timed sample (sample = elapsed / inner), for kernels so short that
     one event pair per launch would mostly measure the events themselves.
 
-    timer(fn) -> seconds of device time for fn (Runtime.time_s). warmup: untimed-in-result
+    timer(fn) -> seconds of device time for fn (Runtime.time_s; runner.HeldTimer also
+    checks its hold: its stats() land in BenchResult.hold). warmup: untimed-in-result
     launches first (default: one pass over all sets + 2). Then timed launches, rotating
     sets, until reps >= min_reps and the p80/p20 spread < target_spread (clean), or reps
     reach max_reps or the wall budget_s (host clock, warm-up excluded) is spent (noisy).
@@ -135,4 +137,5 @@ def bench(launch_fn: Callable[[int], None], *, timer: Callable[[Callable[[], Non
                        spread=float(spread), reps=len(samples), noisy=noisy,
                        min_s=float(arr.min()), mean_s=float(arr.mean()),
                        n_rotations=n_rotations, inner=inner, warmup=warmup, wall_s=float(wall),
-                       samples_s=tuple(float(x) for x in samples))
+                       samples_s=tuple(float(x) for x in samples),
+                       hold=dict(timer.stats()) if hasattr(timer, "stats") else {})

@@ -8,16 +8,18 @@ the vendor baseline (vendor.py; a 4-D size MxNxKxBATCH runs its strided-batched 
 "batched" is handed to gemmmodel.batched.run_cli_case. Results are RunRow records in SI
 units (seconds, FLOP/s).
 
-Host launch gaps: every timed sample starts with a short spin kernel (Runtime.hold) so that
-the events measure device time even when Python enqueues launches slower than the GPU runs
-them; kernels under ~50 µs are launched `inner` times per sample. The hold lengths assume a
-host enqueue cost under 30 µs per launch (an assumption, not measured).
+Host launch gaps: every timed sample starts with a spin kernel (Runtime.hold) so that the
+events measure device time even when Python enqueues launches slower than the GPU runs them;
+kernels under ~50 µs are launched `inner` times per sample (group_timer). The hold starts at
+hold_for(inner) and is checked on every sample (HeldTimer): a group the host took longer to
+enqueue than its hold is timed again behind a longer one.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -32,7 +34,7 @@ from gemmmodel.runtime.measure import bench, rotations_needed
 MEMORY_FRACTION = 0.4
 #: Below this per-launch time several launches share one event pair (see module doc).
 SHORT_KERNEL_S = 50e-6
-HOST_ENQUEUE_S = 30e-6  # assumption: upper bound of one Python launch's host cost
+HOST_ENQUEUE_S = 30e-6  # assumption: one Python launch's host cost (HeldTimer checks holds)
 #: The shortest spin hold ahead of a timed group (hold_for). Measured (device run AG, H200,
 #: calibration/h200/batched_timing_ag.json): enqueuing one strided-batched launch from
 #: Python took 38-62 us (median), 55-114 us at the 90th percentile; behind a 60 us hold
@@ -42,11 +44,78 @@ HOST_ENQUEUE_S = 30e-6  # assumption: upper bound of one Python launch's host co
 HOLD_MIN_S = 1e-3
 
 
+#: A timed group counts when the host enqueued it within this share of its hold; the rest
+#: covers the stop event's record and the driver's hand-over to the device (assumption).
+HOLD_MARGIN = 0.8
+#: Times a group is timed again behind a longer hold before its sample is kept as it is.
+HOLD_RETRIES = 4
+
+
 def hold_for(inner: int) -> float:
     """Seconds of spin hold ahead of a timed group of `inner` launches: the host must have
     enqueued them all before the device reaches the start event, or the events time the
-    host. HOST_ENQUEUE_S per launch plus one, and at least HOLD_MIN_S."""
+    host. HOST_ENQUEUE_S per launch plus one, and at least HOLD_MIN_S. A starting value:
+    HeldTimer checks it against the host's real enqueue time."""
     return max(HOST_ENQUEUE_S * (inner + 1), HOLD_MIN_S)
+
+
+class HeldTimer:
+    """measure.bench's timer: runtime.time_s(fn, hold_s), with the hold checked.
+
+    enqueue_s = host clock from just before the hold's launch to the return of fn() (the
+    last launch of the group handed to the driver). The device cannot have run out of work
+    before the start event's group was queued when enqueue_s <= HOLD_MARGIN * hold_s. A
+    group over that is timed again behind max(2 * hold_s, 2 * enqueue_s), and the longer
+    hold stays for the following groups; after HOLD_RETRIES such retries the last sample is
+    kept and counted in host_bound. Run AJ (calibration/h200/selection_resweep_aj*.csv)
+    shows why: 4-10 us batched launches in groups of 50 took ~3 ms to enqueue behind a
+    1.5 ms hold, and half of one shape's configs came back noisy, some 2-5x slow."""
+
+    def __init__(self, runtime, hold_s: float, clock: Callable[[], float] = time.perf_counter):
+        self.runtime, self.hold_s, self.clock = runtime, float(hold_s), clock
+        self.retimed = 0        # groups timed again behind a longer hold
+        self.host_bound = 0     # samples kept although their enqueue outlasted the hold
+        self.max_enqueue_s = 0.0
+
+    def __call__(self, fn: Callable[[], None]) -> float:
+        for attempt in range(HOLD_RETRIES + 1):
+            done = [0.0]
+
+            def marked() -> None:
+                fn()
+                done[0] = self.clock()
+
+            start = self.clock()
+            elapsed = self.runtime.time_s(marked, self.hold_s)
+            enqueue = done[0] - start
+            self.max_enqueue_s = max(self.max_enqueue_s, enqueue)
+            if enqueue <= HOLD_MARGIN * self.hold_s:
+                return elapsed
+            if attempt < HOLD_RETRIES:
+                self.retimed += 1
+                self.hold_s = max(2.0 * self.hold_s, 2.0 * enqueue)
+        self.host_bound += 1
+        return elapsed
+
+    def stats(self) -> dict:
+        """The hold this timer ended with and what its checks found (for result rows)."""
+        return {"hold_s": self.hold_s, "hold_retimed": self.retimed,
+                "host_bound": self.host_bound, "max_enqueue_s": self.max_enqueue_s}
+
+
+def group_timer(runtime, launch_one: Callable[[], None], *, first_s: float | None = None,
+                max_inner: int = 64, tries: int = 3,
+                clock: Callable[[], float] = time.perf_counter) -> tuple[int, HeldTimer]:
+    """(inner, timer) for measure.bench: the one place that turns an estimate into a timing
+    plan. est = the fastest of `tries` lone launch_one() calls behind a checked hold of 4 x
+    HOST_ENQUEUE_S (and first_s, a time already taken, if given); inner = 1 when est >=
+    SHORT_KERNEL_S, else enough launches for a group of 4 x SHORT_KERNEL_S, at most
+    max_inner; the timer starts at hold_for(inner). clock: the host clock both timers read."""
+    probe = HeldTimer(runtime, HOST_ENQUEUE_S * 4, clock)
+    times = ([first_s] if first_s else []) + [probe(launch_one) for _ in range(tries)]
+    est = max(min(times), 1e-7)
+    inner = 1 if est >= SHORT_KERNEL_S else min(max_inner, math.ceil(SHORT_KERNEL_S * 4 / est))
+    return inner, HeldTimer(runtime, hold_for(inner), clock)
 
 
 @dataclass
@@ -132,13 +201,9 @@ def time_gemm(runtime, launch: Callable, m: int, n: int, k: int, *, batch: int =
         for _ in range(n_sets):
             sets.append(tuple(runtime.upload(arr) for arr in host))
         launch(*sets[0])  # first call: library handles, plans, module load
-        est_s = min(runtime.time_s(lambda: launch(*sets[0]), HOST_ENQUEUE_S * 4)
-                    for _ in range(3))
-        inner = 1 if est_s >= SHORT_KERNEL_S else min(64, math.ceil(SHORT_KERNEL_S * 4 / est_s))
-        hold_s = hold_for(inner)
-        return bench(lambda i: launch(*sets[i]),
-                     timer=lambda fn: runtime.time_s(fn, hold_s),
-                     n_rotations=n_sets, inner=inner, budget_s=budget_s)
+        inner, timer = group_timer(runtime, lambda: launch(*sets[0]))
+        return bench(lambda i: launch(*sets[i]), timer=timer, n_rotations=n_sets,
+                     inner=inner, budget_s=budget_s)
     finally:
         for bufs in sets:
             for buf in bufs:
@@ -151,7 +216,7 @@ def _fill_bench(row: RunRow, result) -> None:
     row.median_s, row.p20_s, row.p80_s = result.median_s, result.p20_s, result.p80_s
     row.spread, row.reps, row.noisy = result.spread, result.reps, result.noisy
     row.flop_per_s = row.flop / result.median_s if result.median_s > 0 else None
-    row.extra.update({"n_rotations": result.n_rotations, "inner": result.inner})
+    row.extra.update({"n_rotations": result.n_rotations, "inner": result.inner, **result.hold})
 
 
 def _fill_checks(row: RunRow, results) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import sys
 import time
@@ -126,7 +125,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
     from gemmmodel.batched import compile_batched, kernel_args, launch_spec, row_major_problem
     from gemmmodel.runtime.measure import bench
-    from gemmmodel.runtime.runner import HOST_ENQUEUE_S, SHORT_KERNEL_S, hold_for
+    from gemmmodel.runtime.runner import group_timer
 
     m, n, k, batch = shape
     if batch == 1:
@@ -144,14 +143,12 @@ def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
         def launch(i):
             a, b, c = sets[i]
             rt.launch(module, entry, grid, block, kernel_args(prob, b, a, c))
-    # as gemmmodel.runtime.runner.time_gemm: a short spin kernel ahead of each timed group
-    # ("hold") lets the host enqueue the launches, so the events time the GPU, not Python
+    # as gemmmodel.runtime.runner.time_gemm: a checked spin hold ahead of each timed group
+    # (runner.group_timer) lets the host enqueue the launches, so the events time the GPU
     launch(0)
-    est = min(rt.time_s(lambda: launch(0), HOST_ENQUEUE_S * 4) for _ in range(3))
-    inner = 1 if est >= SHORT_KERNEL_S else min(64, math.ceil(SHORT_KERNEL_S * 4 / est))
-    hold_s = hold_for(inner)
-    return bench(launch, timer=lambda fn: rt.time_s(fn, hold_s), n_rotations=len(sets),
-                 inner=inner, budget_s=budget_s, min_reps=5, warmup=2)
+    inner, timer = group_timer(rt, lambda: launch(0))
+    return bench(launch, timer=timer, n_rotations=len(sets), inner=inner, budget_s=budget_s,
+                 min_reps=5, warmup=2)
 
 
 def cmd_sweep(args) -> dict:
@@ -162,14 +159,17 @@ def cmd_sweep(args) -> dict:
     space = _space(rt)
     out = Path(args.out) / args.sweep_file
     done = set()
-    if out.exists():
+    fields = (["gpu", "shape", "config", "median_s", "p20_s", "p80_s", "reps", "noisy",
+               "tflops", "error"] + (["t_start_unix", "t_end_unix"] if args.stamps else [])
+              + ["hold_s", "hold_retimed", "host_bound"])
+    if out.exists():   # resuming: the file's own columns
         with out.open() as fh:
-            done = {(r["shape"], r["config"]) for r in csv.DictReader(fh)}
+            reader = csv.DictReader(fh)
+            done = {(r["shape"], r["config"]) for r in reader}
+            fields = reader.fieldnames or fields
     new_file = not out.exists()
     fh = out.open("a", newline="")
-    writer = csv.DictWriter(fh, fieldnames=["gpu", "shape", "config", "median_s", "p20_s",
-                                            "p80_s", "reps", "noisy", "tflops", "error"]
-                            + (["t_start_unix", "t_end_unix"] if args.stamps else []))
+    writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
     if new_file:
         writer.writeheader()
     t_start = time.time()
@@ -200,7 +200,9 @@ def cmd_sweep(args) -> dict:
                                    True if args.force_edge else None)
                 row.update(median_s=res.median_s, p20_s=res.p20_s, p80_s=res.p80_s,
                            reps=res.reps, noisy=res.noisy,
-                           tflops=2.0 * m * n * k * batch / res.median_s / 1e12, error="")
+                           tflops=2.0 * m * n * k * batch / res.median_s / 1e12, error="",
+                           **{key: res.hold.get(key) for key in
+                              ("hold_s", "hold_retimed", "host_bound")})
             except Exception as err:  # recorded: an invalid launch must not stop the sweep
                 row.update(error=f"{type(err).__name__}: {str(err)[:160]}")
             if args.stamps:
