@@ -261,6 +261,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (90.80, 96.18, 95.33, 98.27), 0.0451,
      ["2700x1900x1700", "3300x1500x2300"],
      ["1408x1152x12800", "2816x2560x2304"]),
+    # 40 (ee8c020): the model and fit of round 25, unchanged, the correction with round 39's
+    # sweep; the first round swept with the checked hold (runner.HeldTimer). The model's
+    # worst: 216x120x640x42 (batched, 83.1 %, 32x32x16/4x4/p4 picked, best 64x64x16/8x4/p4,
+    # which the neighbours picked); the neighbours' worst: 2300x2900x1500 (86.5 %)
+    ("heldout40", 39, "ee8c020", (83.10, 93.88, 90.61, 97.00), 0.0930,
+     (86.55, 95.90, 100.00, 100.00), 0.0369,
+     ["168x232x560x38", "2300x2900x1500"],
+     ["216x120x640x42", "7168x384x3072"]),
 ]
 
 

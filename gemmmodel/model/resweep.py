@@ -18,7 +18,14 @@ Runs AG-AI found the cause of the batched launches' moves: the sweeps held the d
 60 us ahead of each timed launch, and enqueuing a batched launch from Python takes 55-114 us
 at the 90th percentile, so in stretches the events timed the host. With the 1 ms minimum
 hold (gemmmodel.runtime.runner.hold_for) two sweeps of six such shapes in a row
-(selection_resweep_ai1.csv, _ai2.csv; `agreement`) moved 0-1.6 % of their configs."""
+(selection_resweep_ai1.csv, _ai2.csv; `agreement`) moved 0-1.6 % of their configs.
+
+That hold was still too short for the three batched shapes whose launches run under 15 us:
+groups of ~50 launches took the host ~3 ms to enqueue behind 1-1.6 ms, and run AJ's
+re-timing of them came back noisy (64x64x32x30: half its configs). Run AK timed them with
+the checked hold (runner.HeldTimer) twice in a row (selection_resweep_ak1.csv, _ak2.csv:
+0-2.4 % moved, oracle top1 100 %), and ten more batched shapes of 16-31 us once
+(selection_resweep_ak3.csv), where it agrees with run AJ (<= 1.3 % moved)."""
 
 from __future__ import annotations
 
@@ -38,8 +45,11 @@ from gemmmodel.model.selection import (
 )
 
 RESWEEP_FILE = "selection_resweep_af.csv"
-#: Device run AJ: every batched shape of the committed sweeps re-timed with the 1 ms hold.
-RETIMED_FILES = ("selection_resweep_aj1.csv", "selection_resweep_aj2.csv")
+#: Every batched shape of the committed sweeps timed again: run AJ (the 1 ms hold), then run
+#: AK's first sweep and its ten 16-31 us shapes (the checked hold), which replace AJ's times
+#: of the same shapes (later files win).
+RETIMED_FILES = ("selection_resweep_aj1.csv", "selection_resweep_aj2.csv",
+                 "selection_resweep_ak1.csv", "selection_resweep_ak3.csv")
 #: |ln(t_second / t_first) - shift| above this counts a config as moved (5 %)
 MOVED_LOG = math.log(1.05)
 
