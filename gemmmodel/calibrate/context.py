@@ -122,15 +122,14 @@ class Context:
              **kwargs: Any):
         """measure.bench on this runtime's event timer; returns its BenchResult.
 
-        inner: launches per timed sample; hold_s > 0: a spin kernel of that length runs before
-        each sample's start event, so host launch gaps stay out of the measured time. timer:
-        a ready one (runner.group_timer's HeldTimer, which checks its hold) instead."""
-        rt = self.rt
+        inner: launches per timed sample; hold_s > 0: a spin kernel of at least that length
+        runs before each sample's start event, so host launch gaps stay out of the measured
+        time (runner.HeldTimer: lengthened where the host's enqueue outlasts it). timer: a
+        ready one (runner.group_timer's) instead."""
+        from gemmmodel.runtime.runner import HeldTimer
 
-        def held(fn: Callable[[], None]) -> float:
-            return rt.time_s(fn, hold_s) if hold_s > 0 else rt.time_s(fn)
-
-        timer = timer or held
+        if timer is None:
+            timer = HeldTimer(self.rt, hold_s) if hold_s > 0 else self.rt.time_s
         return self.bench(launch_fn, timer=timer, n_rotations=n_rotations, inner=inner,
                           budget_s=budget_s or self.bench_budget_s, **kwargs)
 
