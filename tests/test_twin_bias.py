@@ -16,7 +16,7 @@ spec.loader.exec_module(twin_bias)
 def frame(rows):
     f = pd.DataFrame(rows, columns=["config", "shape", "meas", "pred", "w", "kind"])
     f["thread_tile"] = [c.split("/")[1] for c in f.config]
-    f["twin"] = [c.replace(f"/{t}", "/TMxTN", 1) for c, t in zip(f.config, f.thread_tile)]
+    f["twin"] = [twin_bias.twin_of(c, t) for c, t in zip(f.config, f.thread_tile)]
     f["best"] = f.groupby("shape").meas.transform("min")
     return f
 

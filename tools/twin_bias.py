@@ -38,6 +38,11 @@ PAIRS = (("4x4", "4x8"), ("4x4", "8x4"), ("8x4", "4x8"), ("8x8", "8x4"), ("8x8",
 NEAR_BEST = 1.15
 
 
+def twin_of(config: str, thread_tile: str) -> str:
+    """The name `config` and its twins share: its thread tile replaced by TMxTN."""
+    return config.replace(f"/{thread_tile}", "/TMxTN", 1)
+
+
 def sweep_frame(gpu: str) -> pd.DataFrame:
     """One row per swept (config, shape): measured and predicted s, thread tile, w, kind."""
     folder = CALIBRATION / gpu
@@ -53,8 +58,7 @@ def sweep_frame(gpu: str) -> pd.DataFrame:
         "meas": [measured[k] for k in keys], "pred": pred,
         "w": np.atleast_1d(arrays["w"]) * np.ones(len(keys))})
     frame["thread_tile"] = [f"{params[c]['TM']}x{params[c]['TN']}" for c in frame.config]
-    frame["twin"] = [c.replace(f"/{t}", "/TMxTN", 1) for c, t in
-                     zip(frame.config, frame.thread_tile)]
+    frame["twin"] = [twin_of(c, t) for c, t in zip(frame.config, frame.thread_tile)]
     frame["kind"] = [("batched" if s[3] > 1 else
                       "multiple" if s[0] % 128 == 0 and s[1] % 128 == 0 else "other")
                      for s in (k[1] for k in keys)]
