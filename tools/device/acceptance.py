@@ -151,6 +151,10 @@ def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
                  min_reps=5, warmup=2)
 
 
+#: runner.HeldTimer's counts kept per swept config (from BenchResult.hold).
+HOLD_COLUMNS = ("hold_s", "hold_retimed", "host_bound")
+
+
 def cmd_sweep(args) -> dict:
     from gemmmodel.runtime.measure import rotations_needed
 
@@ -161,7 +165,7 @@ def cmd_sweep(args) -> dict:
     done = set()
     fields = (["gpu", "shape", "config", "median_s", "p20_s", "p80_s", "reps", "noisy",
                "tflops", "error"] + (["t_start_unix", "t_end_unix"] if args.stamps else [])
-              + ["hold_s", "hold_retimed", "host_bound"])
+              + list(HOLD_COLUMNS))
     if out.exists():   # resuming: the file's own columns
         with out.open() as fh:
             reader = csv.DictReader(fh)
@@ -201,8 +205,7 @@ def cmd_sweep(args) -> dict:
                 row.update(median_s=res.median_s, p20_s=res.p20_s, p80_s=res.p80_s,
                            reps=res.reps, noisy=res.noisy,
                            tflops=2.0 * m * n * k * batch / res.median_s / 1e12, error="",
-                           **{key: res.hold.get(key) for key in
-                              ("hold_s", "hold_retimed", "host_bound")})
+                           **{key: res.hold.get(key) for key in HOLD_COLUMNS})
             except Exception as err:  # recorded: an invalid launch must not stop the sweep
                 row.update(error=f"{type(err).__name__}: {str(err)[:160]}")
             if args.stamps:
