@@ -269,6 +269,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (86.55, 95.90, 100.00, 100.00), 0.0369,
      ["168x232x560x38", "2300x2900x1500"],
      ["216x120x640x42", "7168x384x3072"]),
+    # 41 (8ac0047): the model and fit of round 25, unchanged, the correction with round 40's
+    # sweep. The model's worst: 104x296x512x40 (batched, 83.7 %, 64x128x32/8x8/p4 picked,
+    # best 128x128x32/8x8/p4); 248x152x384x30 89.6 % (32x32x16/4x4/p4 picked again, best
+    # 64x64x16/8x4/p4). The neighbours' worst: 248x152x384x30 (92.8 %, 64x64x32/8x4/p4)
+    ("heldout41", 40, "8ac0047", (83.68, 92.94, 89.09, 95.46), 0.0925,
+     (92.84, 97.22, 94.65, 97.82), 0.0452,
+     ["248x152x384x30"],
+     []),
 ]
 
 
