@@ -4,8 +4,14 @@
 // accumulators keep one warp's FFMAs free of dependency stalls (FFMA latency < 8 issue
 // slots), no memory instruction runs inside the timed loop, so what slows a large body is
 // fetching its instructions. Each block writes its cycles, its start and end
-// (%globaltimer ns) and its SM id, as mb_inner_loop does.
+// (%globaltimer ns) and its SM id, as mb_inner_loop does. With BARRIER=1 the block's warps
+// meet at a __syncthreads after every pass of the body, as a GEMM's warps do at each tile:
+// they then fetch the same code together (tools/device/icache.py --barrier, run AO).
 #include "mb_timer.h"
+
+#ifndef BARRIER
+#define BARRIER 0
+#endif
 
 #ifndef NBODY
 #define NBODY 1024
@@ -24,6 +30,9 @@ extern "C" __global__ void mb_icache(int reps, float x, float y, unsigned long l
       a0 = fmaf(a0, x, y); a1 = fmaf(a1, x, y); a2 = fmaf(a2, x, y); a3 = fmaf(a3, x, y);
       a4 = fmaf(a4, x, y); a5 = fmaf(a5, x, y); a6 = fmaf(a6, x, y); a7 = fmaf(a7, x, y);
     }
+#if BARRIER
+    __syncthreads();
+#endif
   }
   const unsigned long long c1 = mb_clock();
   const unsigned long long g1 = mb_globaltimer_ns();

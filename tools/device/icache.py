@@ -12,10 +12,19 @@ and REPEATS launches, in cycles at the clock the blocks ran at; the SM ids and s
 times prove the placement. Writes OUT_DIR/icache.json and prints the rate per scheduler
 (warp FFMA instructions per clock; 1.0 = the FP32 pipe's peak on sm_90): where it falls
 with the body's size, the loop no longer runs from the instruction cache.
+
+    PYTHONPATH=. python3 tools/device/icache.py OUT_DIR --blocks-of 256,128 --w 2,4 \
+        --bodies 2560,5120 --barrier --name icache_ao.json
+
+runs the same loop in blocks of other sizes (--blocks-of: threads per block, a multiple of
+128) at the given warps per scheduler, with a __syncthreads after every pass of the body
+(--barrier): whether the fetch rate at w depends on how many blocks (code streams that a
+barrier does not hold together) make up those warps (run AO).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import Counter
 
@@ -33,10 +42,10 @@ SMEM_PER_SM = 228 * 1024
 ENTRY = "mb_icache"
 
 
-def blocks_smem(rt, module, nb: int) -> int | None:
+def blocks_smem(rt, module, nb: int, threads: int = THREADS) -> int | None:
     """Dynamic shared bytes with which exactly nb blocks fit on an SM (None: cannot)."""
     def fits(dyn):
-        return rt.occupancy(module, ENTRY, THREADS, dyn)
+        return rt.occupancy(module, ENTRY, threads, dyn)
     if fits(0) <= nb:
         return 0 if fits(0) == nb else None
     lo, hi = 0, SMEM_PER_SM - 1024
@@ -46,17 +55,18 @@ def blocks_smem(rt, module, nb: int) -> int | None:
     return lo if fits(lo) == nb else None
 
 
-def measure(rt, sms: int, module, body: int, nb: int) -> dict | None:
+def measure(rt, sms: int, module, body: int, nb: int, threads: int = THREADS) -> dict | None:
+    """nb blocks of `threads` on every SM: w = nb * threads / 128 warps per scheduler."""
     reps = max(1, WARP_FMA_PER_LAUNCH // body)
-    dyn = blocks_smem(rt, module, nb)
+    dyn = blocks_smem(rt, module, nb, threads)
     if dyn is None:
         return None
     grid = sms * nb
     timing, smids = rt.alloc(8 * 4 * grid), rt.alloc(4 * grid)
-    sink = rt.alloc(4 * grid * THREADS)
+    sink = rt.alloc(4 * grid * threads)
     spans, clocks, together = [], [], []
     for i in range(REPEATS + 1):       # the first launch is a warm-up
-        rt.launch(module, ENTRY, (grid, 1, 1), (THREADS, 1, 1),
+        rt.launch(module, ENTRY, (grid, 1, 1), (threads, 1, 1),
                   [np.int32(reps), np.float32(0.999), np.float32(1e-3), timing, smids, sink],
                   shared_bytes=dyn)
         rt.synchronize()
@@ -72,8 +82,10 @@ def measure(rt, sms: int, module, body: int, nb: int) -> dict | None:
     for buf in (timing, smids, sink):
         rt.free(buf)
     span_clk = float(np.median(spans)) * float(np.median(clocks))
-    fma_per_scheduler = nb * reps * body          # four warps per block, four schedulers
-    return {"body_ffma": body, "blocks_per_sm": nb, "warps_per_scheduler": nb, "reps": reps,
+    w = nb * threads // THREADS                   # warps per scheduler (four schedulers)
+    fma_per_scheduler = w * reps * body
+    return {"body_ffma": body, "blocks_per_sm": nb, "threads_per_block": threads,
+            "warps_per_scheduler": w, "reps": reps,
             "dynamic_smem_bytes": dyn, "sm_span_ns_median": float(np.median(spans)),
             "sm_clock_ghz": float(np.median(clocks)), "sms_used": len(counts),
             "blocks_per_sm_seen": sorted(set(counts.values())),
@@ -81,30 +93,62 @@ def measure(rt, sms: int, module, body: int, nb: int) -> dict | None:
             "fma_rate_per_scheduler": fma_per_scheduler / span_clk}
 
 
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",") if x)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out_dir", nargs="?", default=".")
+    ap.add_argument("--bodies", type=_ints, default=BODIES, help="NBODY values")
+    ap.add_argument("--w", type=_ints, default=WARPS_PER_SCHEDULER,
+                    help="warps per scheduler")
+    ap.add_argument("--blocks-of", type=_ints, default=(THREADS,),
+                    help="threads per block (multiples of 128); default 128")
+    ap.add_argument("--barrier", action="store_true",
+                    help="a __syncthreads after every pass of the body (BARRIER=1)")
+    ap.add_argument("--name", default="icache.json", help="output file in out_dir")
+    args = ap.parse_args(argv)
+    if any(t % THREADS for t in args.blocks_of):
+        ap.error(f"--blocks-of: multiples of {THREADS} threads")
+    return args
+
+
 def main() -> int:
     from gemmmodel import KERNELS_DIR
 
-    rt, info, out_dir = open_runtime()
+    args = parse_args(sys.argv[1:])
+    rt, info, _ = open_runtime()
+    out_dir = __import__("pathlib").Path(args.out_dir)
     sms = int(info["sms"])
     rows = []
-    for body in BODIES:
-        module = rt.compile_file(f"{KERNELS_DIR}/micro/icache.cu", [ENTRY], {"NBODY": body})
+    for body in args.bodies:
+        module = rt.compile_file(f"{KERNELS_DIR}/micro/icache.cu", [ENTRY],
+                                 {"NBODY": body, "BARRIER": int(args.barrier)})
         rt.set_max_dynamic_shared(module, ENTRY, SMEM_PER_SM - 1024)
         prefer_all_shared(rt, module, ENTRY)
         attrs = rt.function_attributes(module, ENTRY)
-        for nb in WARPS_PER_SCHEDULER:
-            row = measure(rt, sms, module, body, nb)
-            if row is None:
-                print(f"NBODY {body}: {nb} blocks per SM do not fit", flush=True)
-                continue
-            row["regs"] = attrs["regs"]
-            rows.append(row)
-            print(f"NBODY {body:6d} ({body * 16 / 1024:6.0f} KiB) w {nb}: placed "
-                  f"{row['blocks_per_sm_seen']} on {row['sms_used']} SMs, >= "
-                  f"{row['min_blocks_at_once']} at once: FFMA rate "
-                  f"{row['fma_rate_per_scheduler']:.3f}", flush=True)
-    write_doc(out_dir, "icache.json", rt, info, "tools/device/icache.py, kernels/micro/icache.cu",
-              indent=1, repeats=REPEATS, warp_fma_per_launch=WARP_FMA_PER_LAUNCH, rows=rows)
+        for threads in args.blocks_of:
+            for w in args.w:
+                nb, rest = divmod(w * THREADS, threads)
+                if rest or nb < 1:
+                    continue
+                row = measure(rt, sms, module, body, nb, threads)
+                if row is None:
+                    print(f"NBODY {body}: {nb} blocks of {threads} per SM do not fit",
+                          flush=True)
+                    continue
+                row["regs"] = attrs["regs"]
+                row["barrier"] = bool(args.barrier)
+                rows.append(row)
+                print(f"NBODY {body:6d} ({body * 16 / 1024:6.0f} KiB) w {w} ({nb} x {threads}"
+                      f"{', barrier' if args.barrier else ''}): placed "
+                      f"{row['blocks_per_sm_seen']} on {row['sms_used']} SMs, >= "
+                      f"{row['min_blocks_at_once']} at once: FFMA rate "
+                      f"{row['fma_rate_per_scheduler']:.3f}", flush=True)
+    write_doc(out_dir, args.name, rt, info, "tools/device/icache.py, kernels/micro/icache.cu",
+              indent=1, repeats=REPEATS, warp_fma_per_launch=WARP_FMA_PER_LAUNCH,
+              barrier=bool(args.barrier), rows=rows)
     return 0
 
 
