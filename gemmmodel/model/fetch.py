@@ -23,6 +23,10 @@ The model (assemble.py, combine._pipes) charges it as a floor on the issue pipe:
       w         the resident warps per scheduler of the round (its partial last round its own)
 Without the table (every GPU but the H200 here) or without the compiled instruction count,
 eta_fetch = 1 and the term is absent. No parameter is fitted to it.
+Not modelled: run AO (calibration/<gpu>/icache_ao*.json) shows the rate at w also depends
+on how the w warps are grouped into blocks (at w = 2 and 64-96 KiB: 0.97 from two four-warp
+blocks, 0.88 from one eight-warp block; at w = 4 one sixteen-warp block held together by
+barriers 0.83-0.94 against 0.66-0.70 otherwise); the table is of four-warp blocks.
 """
 
 from __future__ import annotations
