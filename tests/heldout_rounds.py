@@ -104,3 +104,22 @@ def check_neighbour_record(measured, round_, documented, mape):
     assert err["n"] == 6 * 372 and err["mape"] == pytest.approx(mape, abs=0.0005)
     assert_file_committed_before_sweep(NEIGHBOUR_RECORD_FILE, round_)
     return rows, err
+
+
+def check_second_sweep(round_, again_file, worst_shape, worst_pct):
+    """A round swept a second time (`again_file`, reverse order, fresh inputs): the same
+    6 x 372 (config, shape) pairs; the recorded ranking's worst shape is `worst_shape` against
+    both sweeps, at `worst_pct` = (top1 % against the first, against the second).
+    Returns resweep.agreement(first, again) for the caller's own bounds."""
+    from gemmmodel.model.resweep import agreement, read_sweep
+
+    folder = CALIBRATION_DIR / "h200"
+    first = sweep_measured(folder, round_)
+    again = read_sweep(folder, again_file)
+    assert set(again) == set(first) and len(again) == 6 * 372
+    ranks, _ = preregistered(folder, round_)
+    for measured, documented in zip((first, again), worst_pct):
+        worst = min(score(measured, ranks), key=lambda r: r["top1_pct_of_best"])
+        assert worst["shape"] == worst_shape
+        assert worst["top1_pct_of_best"] == pytest.approx(documented, abs=0.05)
+    return agreement(first, again)
