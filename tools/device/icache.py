@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 from inner_loop import concurrent, prefer_all_shared
@@ -119,7 +120,7 @@ def main() -> int:
 
     args = parse_args(sys.argv[1:])
     rt, info, _ = open_runtime()
-    out_dir = __import__("pathlib").Path(args.out_dir)
+    out_dir = Path(args.out_dir)
     sms = int(info["sms"])
     rows = []
     for body in args.bodies:
