@@ -3,9 +3,10 @@ second time, and ncu counters of the small batched 4x4 picks (rounds 40 and 41),
 4x8 / 8x4 twins and the measured best. The numbers docs/model.md quotes are read back."""
 
 import pytest
+from ncu_counters import counter, stall
+from ncu_counters import launches as ncu_launches
 
 from gemmmodel import CALIBRATION_DIR
-from gemmmodel.ingest import read_ncu_launch_run
 
 FOLDER = CALIBRATION_DIR / "h200"
 SHAPES = ("248x152x384x30", "216x120x640x42")
@@ -13,16 +14,7 @@ SHAPES = ("248x152x384x30", "216x120x640x42")
 
 def launches(shape: str) -> dict:
     """{config: ProfiledLaunch} of ncu_am_<shape>.txt."""
-    return read_ncu_launch_run((FOLDER / f"ncu_am_{shape}.txt").read_text())
-
-
-def counter(launch, name: str) -> float:
-    return float(launch.counters[name][0])
-
-
-def stall(launch, reason: str) -> float:
-    """Warps stalled for `reason` per issued instruction (ncu's WarpStateStats ratio)."""
-    return counter(launch, f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio")
+    return ncu_launches(f"ncu_am_{shape}.txt")
 
 
 def test_round_41_swept_twice_agrees():
@@ -43,8 +35,8 @@ def test_model_lds_passes_match_ncu_wavefronts(shape):
     """The bank-conflict simulator's passes x tile iterations x blocks against ncu's
     shared-memory wavefronts (loads and stores) of the strided-batched edge builds: within
     3 % for every config, 4x4 included. The LDS work of the 4x4 picks is counted right."""
-    from gemmmodel.model import load_calib
     from gemmmodel.explain import parse_shape
+    from gemmmodel.model import load_calib
     from gemmmodel.model.selection import swept_components
     from gemmmodel.spec import load_spec
 
