@@ -234,6 +234,48 @@ def test_lookahead_uses_the_lds_latency_under_load():
     assert with_cal.w == 4.0 and with_cal.lookahead == 0.0 and without.lookahead > 1.0
 
 
+def test_global_latency_load_factor_from_the_loaded_table():
+    """Session 45 (docs/model.md section 10): the L2 latency of a tile loop's loads is the
+    pointer chase's latency at the tile bytes one SM has in flight (run X's table), over the
+    unloaded one; a running max over bytes, linear between rows, 1 without a table."""
+    from gemmmodel.model.calib import Calib, load_calib
+    from gemmmodel.model.latency import global_latency_load_factor
+
+    table = Calib(global_latency_loaded=((0.0, 100.0), (1000.0, 150.0), (2000.0, 140.0),
+                                         (4000.0, 300.0)))
+    # b = 500 * 4 / 2 = 1000 bytes: 150 / 100
+    assert global_latency_load_factor(table, 500.0, 4.0, 2.0).value == pytest.approx(1.5)
+    # the dip at 2000 is lifted to 150 (running max): b = 3000 -> (150 + 300) / 2 = 225
+    three = global_latency_load_factor(table, 3000.0, 1.0, 1.0)
+    assert three.value == pytest.approx(2.25) and three.inputs["bytes_in_flight"] == 3000.0
+    assert global_latency_load_factor(table, 1e6, 1.0, 1.0).value == pytest.approx(3.0)
+    assert global_latency_load_factor(Calib(), 1e6, 1.0, 1.0).value == 1.0
+    assert global_latency_load_factor(None, 1e6, 1.0, 1.0).value == 1.0
+    # the H200 table (run X): 0 bytes first at 275 clocks; 31 warps x 8 loads x 512 B last
+    calib = load_calib("h200")
+    rows = calib.global_latency_loaded
+    assert rows[0][0] == 0.0 and 270.0 < rows[0][1] < 280.0
+    assert rows[-1][0] == 31 * 8 * 512 and rows[-1][1] > 800.0
+    # the assembled prediction multiplies the tile loads' latency by it
+    from gemmmodel.model import assemble
+    from gemmmodel.template import parse_name
+
+    h200 = load_spec("h200")
+    params = parse_name("128x128x32/8x8").params(32)
+    facts = {"regs": 128, "lds_bytes": 32768}
+    bare = Calib(gpu="h200", values=dict(calib.values), fit=dict(calib.fit))
+    with_t = assemble(params, facts, h200, (4096, 4096, 4096), calib)
+    without = assemble(params, facts, h200, (4096, 4096, 4096), bare)
+    g = with_t.terms["global_latency_load_factor"]
+    # each resident block: its (128 + 128) x 32 x 4 B tile, plus C's 128 x 128 x 4 B read
+    # and written once (beta) spread over the 4096 / 32 tile iterations
+    per_block = 32768.0 + 2 * 128 * 128 * 4 / 128
+    assert g.inputs["bytes_in_flight"] == pytest.approx(per_block * with_t.units)
+    assert g.value > 1.2
+    assert with_t.lat_g_s == pytest.approx(without.lat_g_s * g.value)
+    assert without.terms["global_latency_load_factor"].value == 1.0
+
+
 def test_lookahead_counts_as_resident_streams():
     theta = {"overlap_loss": 1.0}
     # one wave plus one stream of lookahead overlaps like two waves

@@ -41,7 +41,14 @@ def test_single_buffer_latency_multiplies_global_latency():
     base = assemble(cfg.params(32), {"regs": 167, "lds_bytes": cfg.lds_bytes}, H200, shape, calib)
     staged = assemble(cfg.params(32), {"regs": 167, "lds_bytes": cfg.lds_bytes,
                                        "load_round_trips_per_tile": 6.0}, H200, shape, calib)
-    assert staged.lat_g_s == pytest.approx(6.0 * base.lat_g_s)
+    # r multiplies the loaded latency; staged in 6 groups, fewer bytes are in flight at once
+    # (the twenty-fifth change: L_g at b / r, so its load factor g is at most the base's)
+    g_base = base.terms["global_latency_load_factor"]
+    g_staged = staged.terms["global_latency_load_factor"]
+    assert g_staged.inputs["bytes_in_flight"] == pytest.approx(
+        g_base.inputs["bytes_in_flight"] / 6.0)
+    assert 1.0 <= g_staged.value <= g_base.value
+    assert staged.lat_g_s == pytest.approx(6.0 * base.lat_g_s * g_staged.value / g_base.value)
     assert staged.terms["load_round_trips"].value == 6.0
     # a cp.async double buffer (sm_90, whole tiles, one launch): the round trips do not
     # enter, it waits for its copies (t_async)
@@ -56,7 +63,7 @@ def test_single_buffer_latency_multiplies_global_latency():
 def test_register_staged_double_buffer_waits_its_round_trips():
     """A register-staged double buffer (a batched launch or an edge shape: no cp.async)
     waits for its prefetch in the same trip: L = (1 - s) max(0, r L_g - C_alone) + s r L_g
-    + L_lds, so r multiplies L_g as for the single buffer."""
+    + L_lds, so r multiplies L_g as for the single buffer (at its own load factor g)."""
     db = parse_name("32x32x8/4x4/p4/db")
     calib = load_calib("h200")
     regs = {"regs": 64, "lds_bytes": db.lds_bytes}
@@ -67,7 +74,9 @@ def test_register_staged_double_buffer_waits_its_round_trips():
                       calib)
         assert "async_copies" not in d2.terms
         assert d2.terms["load_round_trips"].value == 2.0
-        assert d2.lat_g_s == pytest.approx(2.0 * d1.lat_g_s)
+        g1 = d1.terms["global_latency_load_factor"].value
+        g2 = d2.terms["global_latency_load_factor"].value
+        assert d2.lat_g_s == pytest.approx(2.0 * d1.lat_g_s * g2 / g1)
         theta = calib.theta()
         assert evaluate(d2, theta)["latency_per_iter"] > evaluate(d1, theta)["latency_per_iter"]
 

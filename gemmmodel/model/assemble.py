@@ -185,6 +185,12 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     if trips is not None:  # the tile's loads wait r latencies in series
         terms["load_round_trips"] = trips
         lat_g *= trips.value
+    if desc.uses_lds:  # the L2 latency at the tile loads in flight per SM (run X)
+        per_iter = l2_t.value / max(float(wi.blocks) * iters, 1e-9)
+        load = lat.global_latency_load_factor(calib, per_iter, units,
+                                              trips.value if trips is not None else 1.0)
+        terms["global_latency_load_factor"] = load
+        lat_g *= load.value
     return Components(
         issue_s=t_issue.value, lds_s=t_lds.value, l2_s=t_l2.value, dram_s=t_dram.value,
         spawn_s=t_spawn.value, w=wi.waves_per_simd, lookahead=ahead.value,

@@ -106,6 +106,8 @@ class Calib:
     inner_loop: tuple = ()
     #: ((code KiB, w, eta_fetch), ...): a straight-line loop's issue rate (fetch.py, run AC)
     icache: tuple = ()
+    #: ((bytes in flight per SM, L2 latency clk), ...) under load: global_latency_loaded.json
+    global_latency_loaded: tuple = ()
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -115,12 +117,29 @@ class Calib:
 
     def with_fit(self, fit: dict, training=()) -> Calib:
         return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source,
-                     self.lds_latency_loaded, self.inner_loop, self.icache)
+                     self.lds_latency_loaded, self.inner_loop, self.icache,
+                     self.global_latency_loaded)
 
 
 #: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
 #: while other warps run a tile loop, per warps per scheduler.
 LDS_LOADED_FILE = "smem_latency_loaded.json"
+#: The L2 latency under load (tools/device/global_latency_loaded.py, run X): a pointer chase
+#: beside B warps per SM that keep ILP 128-bit loads each in flight.
+GLOBAL_LOADED_FILE = "global_latency_loaded.json"
+
+
+def load_global_loaded(folder: Path, wave_size: int = 32) -> tuple:
+    """((bytes in flight per SM, chase clk), ...) from GLOBAL_LOADED_FILE, sorted by bytes:
+    a row's bytes are background_warps * ilp * 16 B * wave_size (its warps' 128-bit loads in
+    flight); () without the file."""
+    path = folder / GLOBAL_LOADED_FILE
+    if not path.is_file():
+        return ()
+    rows = json.loads(path.read_text()).get("rows", [])
+    return tuple(sorted((float(r["background_warps"]) * float(r["ilp"]) * 16.0 * wave_size,
+                         float(r["cycles_per_step_median"]))
+                        for r in rows if r.get("cycles_per_step_median")))
 
 
 def value(spec, calib: Calib | None, key: str) -> tuple[float, str]:
@@ -181,7 +200,7 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
                               for r in rows if r.get("cycles_per_step_median")))
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
                  lds_latency_loaded=loaded, inner_loop=load_inner_loop(folder),
-                 icache=load_icache(folder))
+                 icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder))
 
 
 def _num(entry):

@@ -21,9 +21,9 @@
       L2, DRAM and spawn are throughput limits shared by the whole GPU: loads are
       asynchronous, so they bound the time but do not hold a wave (waiting for their data
       is the latency term).
-    t_latency = n_unit_iters * e + fill   (latency.py; lat_g_s already holds r * L_g for a
-      single buffer and a register-staged double buffer, r = load round trips per tile
-      iteration)
+    t_latency = n_unit_iters * e + fill   (latency.py; lat_g_s already holds r * g * L_g for
+      a single buffer and a register-staged double buffer, r = load round trips per tile
+      iteration, g = the L2 latency's load factor at the tile bytes in flight per SM)
       e = max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L)),
       q_L = (L / (C_alone + L)) ** s_L,   s_L = b + (w - b) / overlap_loss (the waves of one
       block wait for their tiles together)
@@ -313,12 +313,13 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                    children=tuple(pipe_terms) + tuple(
                        x for x in (t.get("lookahead_streams"),) if x))
     lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("load_round_trips"),
+                                     t.get("global_latency_load_factor"),
                                      t.get("lds_latency_s")) if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
                  "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
                  " + fill, q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss"
-                 "; L = r * L_g + 2 L_lds (single), (1 - s) * max(0, L_g - C_alone) + s * L_g"
-                 " + L_lds (register double buffer, s = checked_share)",
+                 "; L = r g L_g + 2 L_lds (single), (1 - s) * max(0, L_g - C_alone) + s * L_g"
+                 " + L_lds (register double buffer, s = checked_share; L_g there = r g L_g)",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],

@@ -53,7 +53,14 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
                                    chase; NVIDIA local memory is cached in L1)
           = L_l2                   where no L1 latency was measured (AMD scratch): one L2
                                    latency per iteration, an assumption
-  L_g = h * L_l2 + (1 - h) * L_dram with h = 1 - dram_bytes / l2_bytes (L2 hit fraction).
+  L_g = h * L_l2 + (1 - h) * L_dram with h = 1 - dram_bytes / l2_bytes (L2 hit fraction),
+  times g, the latency's load factor, for a kernel with LDS tiles (r L_g above is r g L_g):
+      g = L(b) / L(0),  b = bytes per block iteration * resident blocks per CU / r
+  the tile loads one SM has in flight at once (each resident block's, in r groups), and L(b)
+  the pointer-chase latency beside background warps that keep b bytes of 128-bit loads in
+  flight per SM (calibration global_latency_loaded.json, run X; H200: 275 clocks unloaded,
+  285 at 14 KiB, 352 at 30 KiB, 664 at 60 KiB, 840 from 62 KiB), a running max over b,
+  linear between rows. g = 1 where the table is not measured (AMD: no AMD GPU here).
 Lookahead (overlap of one wave's own issue and LDS work, used by combine.py):
   x = d * c_v * TM * TN / L_lds_clk  FMA clocks a wave runs under its outstanding fragment
                                      reads per LDS latency; d = spec wave_lookahead_steps;
@@ -188,6 +195,29 @@ def global_latency(spec, calib: Calib | None, l2_bytes: float, dram_bytes: float
     return Term("global_latency_s", lat, "s", "h * L_l2 + (1 - h) * L_dram",
                 {"h": hit, "L_l2": l2_lat, "L_dram": dr_lat},
                 note=f"L2 latency: {l2_src}; DRAM latency: {dr_src}")
+
+
+def global_latency_load_factor(calib: Calib | None, bytes_per_block_iter: float,
+                               resident_blocks: float, trips: float) -> Term:
+    """g: the loaded L2 latency over the unloaded one at the kernel's bytes in flight per SM
+    (module docstring), from the calibration's loaded table; 1 where none was measured."""
+    table = getattr(calib, "global_latency_loaded", ()) if calib is not None else ()
+    b = float(bytes_per_block_iter) * float(resident_blocks) / max(float(trips), 1.0)
+    inputs = {"bytes_per_block_iteration": float(bytes_per_block_iter),
+              "resident_blocks": float(resident_blocks), "r": float(trips),
+              "bytes_in_flight": b}
+    if not table:
+        return Term("global_latency_load_factor", 1.0, "1", "1 (no loaded table measured)",
+                    inputs, note="global_latency_loaded.json not measured for this GPU")
+    xs = np.array([t[0] for t in table])
+    ys = np.maximum.accumulate(np.array([t[1] for t in table]))
+    unloaded = float(ys[0])
+    loaded = float(np.interp(b, xs, ys))
+    return Term("global_latency_load_factor", loaded / unloaded, "1",
+                "L(b) / L(0), b = bytes per block iteration * resident blocks / r",
+                {**inputs, "L_b_clk": loaded, "L_0_clk": unloaded},
+                note="L(b): calibration global_latency_loaded.json (running max over b, "
+                     "linear between rows, clamped at the ends)")
 
 
 def spill_latency(spec, calib: Calib | None, spill_loads: float, spill_ops: float) -> Term:
