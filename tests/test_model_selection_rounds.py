@@ -277,6 +277,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (92.84, 97.22, 94.65, 97.82), 0.0452,
      ["248x152x384x30"],
      []),
+    # 42 (0233ce8): the twenty-fifth change (the L2 latency under load), refitted, the
+    # correction with round 41's sweep. The model's worst: 2900x700x5200 (90.1 %,
+    # 128x64x16/8x8/p4/db picked, best its single-buffer twin, ranked 2nd) and
+    # 6400x1200x1100 (91.2 %, 128x128x8/8x8/p4 picked, best its /db twin); at the two batched
+    # shapes it picked the best. The neighbours' worst: 168x280x352x44 (91.9 %)
+    ("heldout42", 41, "0233ce8", (90.09, 96.54, 92.67, 98.57), 0.0955,
+     (91.92, 97.19, 98.05, 99.67), 0.0530,
+     ["168x280x352x44", "6400x1200x1100"],
+     ["2900x700x5200"]),
 ]
 
 
