@@ -286,6 +286,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (91.92, 97.19, 98.05, 99.67), 0.0530,
      ["168x280x352x44", "6400x1200x1100"],
      ["2900x700x5200"]),
+    # 43 (4d168c4): the same model, the correction with round 42's sweep. The model's worst:
+    # 232x120x832x28 (batched, 91.1 %, 64x64x32/4x4/p4 picked, best 64x128x32/8x4/db) and
+    # 136x376x480x32 (batched, 91.6 %, 32x128x16/8x8/p4/db, best 32x128x32/4x8/p4/db); the
+    # neighbours' worst: 5400x2100x900 (91.2 %, 64x128x8/8x8/p4, best 128x128x8/8x8/p4/db)
+    ("heldout43", 42, "4d168c4", (91.14, 95.22, 91.59, 96.66), 0.0988,
+     (91.22, 97.01, 93.86, 98.35), 0.0537,
+     ["5400x2100x900"],
+     ["640x640x9216"]),
 ]
 
 
