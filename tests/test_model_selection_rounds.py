@@ -294,6 +294,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (91.22, 97.01, 93.86, 98.35), 0.0537,
      ["5400x2100x900"],
      ["640x640x9216"]),
+    # 44 (8dc64cc): the same model, the correction with round 43's sweep. The model's worst:
+    # 96x488x352x36 (batched, 72.2 %, 32x64x16/8x8/p4/db picked, best 32x128x32/8x4/p4/db)
+    # and 12800x320x1600 (90.8 %, 256x64x16/8x8/p4, best 128x64x16/8x8/p4); the neighbours'
+    # worst: 96x488x352x36 (92.8 %, 32x64x16/8x4/p4/db)
+    ("heldout44", 43, "8dc64cc", (72.20, 93.26, 76.26, 95.51), 0.1011,
+     (92.85, 97.86, 92.85, 98.79), 0.0528,
+     ["200x312x704x26", "96x488x352x36"],
+     ["1100x6100x2100", "12800x320x1600", "512x1664x14336"]),
 ]
 
 

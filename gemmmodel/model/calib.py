@@ -129,17 +129,28 @@ LDS_LOADED_FILE = "smem_latency_loaded.json"
 GLOBAL_LOADED_FILE = "global_latency_loaded.json"
 
 
+def _latency_rows(path: Path, load_of) -> tuple:
+    """((load_of(row), cycles_per_step_median), ...) of a loaded-latency table's measured
+    rows (those with a median), sorted; () without the file."""
+    if not path.is_file():
+        return ()
+    rows = json.loads(path.read_text()).get("rows", [])
+    return tuple(sorted((float(load_of(r)), float(r["cycles_per_step_median"]))
+                        for r in rows if r.get("cycles_per_step_median")))
+
+
+def load_lds_loaded(folder: Path) -> tuple:
+    """((warps per scheduler, LDS chase clk), ...) from LDS_LOADED_FILE; () without it."""
+    return _latency_rows(folder / LDS_LOADED_FILE, lambda r: r["warps_per_scheduler"])
+
+
 def load_global_loaded(folder: Path, wave_size: int = 32) -> tuple:
     """((bytes in flight per SM, chase clk), ...) from GLOBAL_LOADED_FILE, sorted by bytes:
     a row's bytes are background_warps * ilp * 16 B * wave_size (its warps' 128-bit loads in
     flight); () without the file."""
-    path = folder / GLOBAL_LOADED_FILE
-    if not path.is_file():
-        return ()
-    rows = json.loads(path.read_text()).get("rows", [])
-    return tuple(sorted((float(r["background_warps"]) * float(r["ilp"]) * 16.0 * wave_size,
-                         float(r["cycles_per_step_median"]))
-                        for r in rows if r.get("cycles_per_step_median")))
+    return _latency_rows(folder / GLOBAL_LOADED_FILE,
+                         lambda r: float(r["background_warps"]) * float(r["ilp"]) * 16.0
+                         * wave_size)
 
 
 def value(spec, calib: Calib | None, key: str) -> tuple[float, str]:
@@ -192,14 +203,8 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
         data = json.loads(fpath.read_text())
         fit = dict(data.get("params", {}))
         training = tuple(data.get("training_set", ()))
-    loaded: tuple = ()
-    lpath = folder / LDS_LOADED_FILE
-    if lpath.is_file():
-        rows = json.loads(lpath.read_text()).get("rows", [])
-        loaded = tuple(sorted((float(r["warps_per_scheduler"]), float(r["cycles_per_step_median"]))
-                              for r in rows if r.get("cycles_per_step_median")))
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
-                 lds_latency_loaded=loaded, inner_loop=load_inner_loop(folder),
+                 lds_latency_loaded=load_lds_loaded(folder), inner_loop=load_inner_loop(folder),
                  icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder))
 
 
