@@ -241,9 +241,10 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     assert part["min_top1_pct_of_best"] == pytest.approx(90.94, abs=0.05)
     # 97.87 before round 39 (its shapes now among the 16 nearest of some of the nine)
     assert part["mean_top1_pct_of_best"] == pytest.approx(97.50, abs=0.05)
-    # top3 98.75 % before round 38 (rounds 36 and 37 as neighbours), 98.93 % before round 35,
-    # 98.84 % before round 33
-    assert part["mean_top3_pct_of_best"] == pytest.approx(98.93, abs=0.05)
+    # top3 98.75 % with round 44 (its shapes among the 16 nearest of some of the nine), 98.93 %
+    # before it; 98.75 % before round 38 (rounds 36 and 37 as neighbours), 98.93 % before
+    # round 35, 98.84 % before round 33
+    assert part["mean_top3_pct_of_best"] == pytest.approx(98.75, abs=0.05)
     assert part["model_only"]["min_top1_pct_of_best"] == pytest.approx(88.87, abs=0.05)
     every = part["all_shapes"]
     assert every["n"] == 9 + 4 + 6 * 43 + 5
