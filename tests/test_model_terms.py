@@ -380,27 +380,3 @@ def test_checked_share_only_for_register_double_buffers_with_edge_tiles():
     assert comps[keys[2]].async_iters > 0
     assert comps[keys[3]].checked_share == 0.0    # batched, but no tile crosses M or N
     assert comps[keys[3]].async_iters == 0
-
-
-def test_loaded_latency_tables_read_measured_rows_sorted(tmp_path):
-    """calib's two loaded-latency readers share one row reader: rows without a median are
-    dropped, the rest sorted by load; a missing file gives ()."""
-    from gemmmodel.model.calib import (
-        GLOBAL_LOADED_FILE,
-        LDS_LOADED_FILE,
-        load_global_loaded,
-        load_lds_loaded,
-    )
-
-    assert load_lds_loaded(tmp_path) == () and load_global_loaded(tmp_path) == ()
-    (tmp_path / LDS_LOADED_FILE).write_text(json.dumps({"rows": [
-        {"warps_per_scheduler": 4, "cycles_per_step_median": 60.0},
-        {"warps_per_scheduler": 1, "cycles_per_step_median": 25.0},
-        {"warps_per_scheduler": 2, "cycles_per_step_median": None}]}))
-    assert load_lds_loaded(tmp_path) == ((1.0, 25.0), (4.0, 60.0))
-    (tmp_path / GLOBAL_LOADED_FILE).write_text(json.dumps({"rows": [
-        {"background_warps": 7, "ilp": 4, "cycles_per_step_median": 284.0},
-        {"background_warps": 0, "ilp": 1, "cycles_per_step_median": 275.0}]}))
-    # 7 warps x 4 loads x 16 B x 32 lanes in flight; wave64 doubles the bytes
-    assert load_global_loaded(tmp_path) == ((0.0, 275.0), (7 * 4 * 512.0, 284.0))
-    assert load_global_loaded(tmp_path, wave_size=64)[1][0] == 7 * 4 * 1024.0
