@@ -4,7 +4,6 @@ against the same batch at 96x512x352x36 (no edge tile for 32x64 or 32x128 blocks
 one-warp 8x8 picks run 1.5-1.7x as long with the edge column; the launch lasts as long as
 the schedulers that hold two edge warps."""
 
-import csv
 import math
 import statistics
 
@@ -12,31 +11,27 @@ import pytest
 from ncu_counters import counter, launches
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.model.resweep import read_sweep
 
 FOLDER = CALIBRATION_DIR / "h200"
 EDGE, PLAIN = "96x488x352x36", "96x512x352x36"
+E, P = (96, 488, 352, 36), (96, 512, 352, 36)
 PICKS = ("32x64x16/8x8/p4/db", "32x64x16/8x8/p4")
 
 
-def _sweep(name):
-    with open(FOLDER / name, newline="") as f:
-        return {(r["shape"], r["config"]): float(r["median_s"]) for r in csv.DictReader(f)
-                if not r["error"]}
-
-
 def test_the_edge_column_costs_the_one_warp_picks_their_time():
-    ap = _sweep("sweep_ap.csv")
+    ap = read_sweep(FOLDER, "sweep_ap.csv")
     assert len(ap) == 3 * 372
     for cfg in PICKS:
-        assert ap[(EDGE, cfg)] > 1.45 * ap[(PLAIN, cfg)]
+        assert ap[(cfg, E)] > 1.45 * ap[(cfg, P)]
     # the best config at the edge shape pays far less for it
-    best = min((t, c) for (s, c), t in ap.items() if s == EDGE)[1]
+    best = min((t, c) for (c, s), t in ap.items() if s == E)[1]
     assert best == "32x128x32/8x4/p4/db"
-    assert ap[(EDGE, best)] < 1.3 * ap[(PLAIN, best)]
+    assert ap[(best, E)] < 1.3 * ap[(best, P)]
     # round 44's sweep of the same shape, repeated: the median config moved < 1 %, and
     # fewer than 2 % of the configs by more than 5 %
-    r44 = _sweep("selection_sweep_heldout44.csv")
-    moved = [abs(math.log(r44[(EDGE, c)] / ap[(EDGE, c)])) for s, c in ap if s == EDGE]
+    r44 = read_sweep(FOLDER, "selection_sweep_heldout44.csv")
+    moved = [abs(math.log(r44[(c, E)] / ap[(c, E)])) for c, s in ap if s == E]
     assert statistics.median(moved) < 0.01
     assert sum(m > 0.05 for m in moved) < 0.02 * len(moved)
 
