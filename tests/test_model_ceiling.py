@@ -24,14 +24,16 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     # the refit minimises the log error on these very timings: it cannot be far worse
     assert refit["time_mape"] < committed["time_mape"] + 0.005
     # the committed fit re-scores the first round as selection --posthoc does (95.2 % with
-    # the twenty-fifth change's loaded L2 latency; 94.6 % with the twenty-third change's
+    # the twenty-sixth change's checked path alone and the twenty-fifth change's loaded L2
+    # latency; 94.6 % with the twenty-third change's
     # instruction fetch; 95.1 % before it, 94.9 % before session 33's register double
     # buffers waited their round trips)
     assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(95.17, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.40, abs=0.1)
-    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(72.20, abs=0.05)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.59, abs=0.1)
+    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(69.68, abs=0.05)
     # in-sample parameters select no more than half a point better (the misses are the
-    # terms'): 94.27 vs 94.40 % with round 44, 94.32 vs 94.43 % with round 43, 94.25 vs
+    # terms'): 94.12 vs 94.59 % with the twenty-sixth change (session 47), 94.27 vs 94.40 %
+    # with round 44, 94.32 vs 94.43 % with round 43, 94.25 vs
     # 94.41 % with round 42, 94.20 vs 94.36 % before it, with the
     # twenty-fifth change (session 45), 94.23 vs 94.11 %
     # with round 41 (session 44), 94.24 vs 94.14 % with round 40

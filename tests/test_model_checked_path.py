@@ -1,7 +1,8 @@
 """The checked path of the bounds-checked template build (docs/model.md section 10,
-thirteenth change): edge tiles run the checked loads, whose cost is the edge build's loop
-over the plain one (committed SASS tables); the issue pipe of a bounds-checked launch grows
-by 1 + s * (r - 1), s = the share of block tile iterations on edge tiles."""
+thirteenth change): edge tiles run the checked loads, whose cost r is the loop of the build
+without the unchecked path over the plain one (committed SASS tables; the edge build's whole
+loop before the twenty-sixth change); the issue pipe of a bounds-checked launch grows by
+1 + s * (r - 1), s = the share of block tile iterations on edge tiles."""
 
 import pytest
 
@@ -41,11 +42,16 @@ def test_template_facts_carry_the_ratio_only_for_the_checked_build():
     assert edge["instructions_per_tile"] > plain["instructions_per_tile"] > 0
     f_edge = template_facts(CFG, H200, 80, (200, 200, 300))      # single launch, EDGE=1
     f_plain = template_facts(CFG, H200, 80, (256, 256, 256, 1))
+    # what an edge block executes: the EDGE=2 build's loop (the checked path alone) over
+    # the plain build's (twenty-sixth change; tests/test_model_checked_only.py)
+    alone = template_table_facts(target, True, False, True)[CFG.name]
     assert f_edge["checked_path_ratio"] == pytest.approx(
-        edge["instructions_per_tile"] / plain["instructions_per_tile"])
+        alone["instructions_per_tile"] / plain["instructions_per_tile"])
+    assert 1.0 < f_edge["checked_path_ratio"] < \
+        edge["instructions_per_tile"] / plain["instructions_per_tile"]
     assert "checked_path_ratio" not in f_plain
-    # a batched launch: the strided-batched entry's loop over the plain build's
-    batched = template_table_facts(target, True, True)[CFG.name]
+    # a batched launch: the strided-batched entry's checked loop over the plain build's
+    batched = template_table_facts(target, True, True, True)[CFG.name]
     f_batched = template_facts(CFG, H200, 80, (200, 200, 300, 24))
     assert f_batched["checked_path_ratio"] == pytest.approx(
         batched["instructions_per_tile"] / plain["instructions_per_tile"])

@@ -5,7 +5,9 @@ every config of that GPU's template search space for its compile target
 (calibration/template_facts_<target>.csv, read by the model for the load round trips and
 spills); --edge compiles the bounds-checked builds (EDGE=1) instead
 (template_facts_<target>_edge.csv: what shapes that are not a tile multiple run); --batched
-the strided-batched entry that batched launches run (template_facts_<target>_batched.csv)."""
+the strided-batched entry that batched launches run (template_facts_<target>_batched.csv);
+--checked with either, the same build without its unchecked path (EDGE=2: what an edge block
+executes; template_facts_<target>_checked.csv, template_facts_<target>_batched_checked.csv)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,10 @@ def add_parser(sub) -> None:
     p.add_argument("--batched", action="store_true",
                    help="with --search-space or --template: the strided-batched entry "
                         "(sgemm_tile_batched_nn; out: template_facts_<target>_batched.csv)")
+    p.add_argument("--checked", action="store_true",
+                   help="with --edge or --batched: the build without its unchecked path "
+                        "(EDGE=2, what an edge block executes; out: "
+                        "template_facts_<target>[_batched]_checked.csv)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"CSV file to write (default {TABLE_FILE.name} or "
                         f"{TEMPLATE_TABLE_FILE.name} under calibration/)")
@@ -62,6 +68,8 @@ def run(args) -> int:
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     items = None
     default_out = TABLE_FILE
+    if args.checked and not (args.edge or args.batched):
+        raise BadArgument("--checked needs --edge or --batched")
     if args.search_space:
         from gemmmodel.spec import load_spec
         from gemmmodel.template import search_space
@@ -69,12 +77,14 @@ def run(args) -> int:
         spec = load_spec(args.search_space)
         targets = [str(spec.compile_target)]
         items = template_sources(sorted(c.name for c in search_space(spec)), edge=args.edge,
-                                 batched=args.batched)
-        default_out = template_table_path(targets[0], edge=args.edge, batched=args.batched)
+                                 batched=args.batched, checked=args.checked)
+        default_out = template_table_path(targets[0], edge=args.edge, batched=args.batched,
+                                          checked=args.checked)
     elif args.template is not None:
         items = template_sources(args.template or TEMPLATE_CONFIGS, edge=args.edge,
-                                 batched=args.batched)
+                                 batched=args.batched, checked=args.checked)
         suffix = "_batched" if args.batched else ("_edge" if args.edge else "")
+        suffix = ("_batched" if args.batched else "") + "_checked" if args.checked else suffix
         default_out = TEMPLATE_TABLE_FILE.with_name(f"template_facts{suffix}.csv")
     elif args.edge or args.batched:
         flag = "--edge" if args.edge else "--batched"

@@ -60,16 +60,18 @@ def catalogue_sources(catalogue: Path | None = None) -> list[tuple[str, Path, st
     return out
 
 
-def template_sources(configs=TEMPLATE_CONFIGS, edge: bool = False,
-                     batched: bool = False) -> list[tuple[str, Path, str, dict]]:
+def template_sources(configs=TEMPLATE_CONFIGS, edge: bool = False, batched: bool = False,
+                     checked: bool = False) -> list[tuple[str, Path, str, dict]]:
     """(config name, template source, entry, -D defines) of tile-template configs; with
     `edge`, their bounds-checked builds (EDGE=1); with `batched`, the strided-batched entry
-    of row-major problems (sgemm_tile_batched_nn, GM_BATCHED=1, always bounds-checked)."""
+    of row-major problems (sgemm_tile_batched_nn, GM_BATCHED=1, always bounds-checked);
+    with `checked`, the bounds-checked build without its unchecked path (EDGE=2: what an
+    edge block executes)."""
     from gemmmodel.template import ENTRY, TEMPLATE_SOURCE, parse_name
     from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines
 
     entry = BATCHED_ENTRIES[(False, False)] if batched else ENTRY
-    return [(cfg.name, TEMPLATE_SOURCE, entry, tile_defines(cfg, edge, batched))
+    return [(cfg.name, TEMPLATE_SOURCE, entry, tile_defines(cfg, edge, batched, checked))
             for cfg in (parse_name(name) for name in configs)]
 
 
@@ -170,7 +172,8 @@ def facts_for(kernel_id: str, spec_or_target, table=None) -> KernelFacts:
     return KernelFacts.from_flat(row)
 
 
-def template_table_path(target: str, edge: bool = False, batched: bool = False) -> Path:
+def template_table_path(target: str, edge: bool = False, batched: bool = False,
+                        checked: bool = False) -> Path:
     """calibration/template_facts_<target>.csv: compile facts of the whole template search
     space for one target (`gemmmodel facts --search-space GPU` writes it); with `edge`,
     template_facts_<target>_edge.csv: the bounds-checked builds (EDGE=1) that shapes which
@@ -179,27 +182,32 @@ def template_table_path(target: str, edge: bool = False, batched: bool = False) 
     template_facts_<target>_batched.csv: the strided-batched entry that batched launches run
     (`gemmmodel facts --search-space GPU --batched`; its batch loop around the tile loop
     takes more registers than the uniform entry's bounds-checked build: ncu, device run V,
-    32x32x8/8x4/db 223 against 125)."""
+    32x32x8/8x4/db 223 against 125); with `checked`, the same build without its unchecked
+    path (EDGE=2): template_facts_<target>_checked.csv or ..._batched_checked.csv
+    (`gemmmodel facts --search-space GPU --edge|--batched --checked`)."""
     suffix = "_batched" if batched else ("_edge" if edge else "")
+    if checked:
+        suffix = ("_batched" if batched else "") + "_checked"
     return CALIBRATION_DIR / f"template_facts_{target}{suffix}.csv"
 
 
 _TABLE_CACHE: dict = {}
 
 
-def template_table_facts(target: str, edge: bool = False, batched: bool = False) -> dict:
+def template_table_facts(target: str, edge: bool = False, batched: bool = False,
+                         checked: bool = False) -> dict:
     """{config name: facts per tile iteration} from the target's committed search-space
     table ({} when there is none): `regs` (registers per thread the compiler used),
     `load_round_trips_per_tile` (trips.py) and `spill_ops_per_tile` (thread-local loads and
     stores of the main loop: register spills). Loop counts are scaled to one tile iteration
     (the loop holds (fma + fma_packed) / (TM*TN*BK) of them) where the loop is the tile loop
     (it has a barrier); the other keys are left out where it is not."""
-    key = (target, bool(edge), bool(batched))
+    key = (target, bool(edge), bool(batched), bool(checked))
     if key in _TABLE_CACHE:
         return _TABLE_CACHE[key]
     from gemmmodel.template import parse_name
 
-    path = template_table_path(target, edge, batched)
+    path = template_table_path(target, edge, batched, checked)
     out: dict = {}
     if path.is_file():
         df = load_compile_facts(path)
@@ -248,9 +256,11 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     launch (batch > 1) the strided-batched entry's table (the edge table where it has no
     row for the config). All: the config's LDS bytes and, from the committed table of the
     spec's compile target, the load round trips and spill operations per tile; the
-    bounds-checked build also `checked_path_ratio` (its main loop's instructions per tile
-    over the plain build's: the checked loads' code, which edge tiles run). None when
-    nothing is known (no registers and no table)."""
+    bounds-checked build also `checked_path_ratio`: the main loop's instructions per tile
+    that an edge block executes over the plain build's. The numerator is the build without
+    its unchecked path (EDGE=2, the *_checked tables: the checked loads alone); where that
+    table has no row, the bounds-checked build's whole loop (both paths' code, an upper
+    bound). None when nothing is known (no registers and no table)."""
     from gemmmodel.template.plan import is_batched, shape_needs_edge
 
     target = str(spec.compile_target)
@@ -267,9 +277,11 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
                               "batched table" if batched_row else
                               "edge table")
     plain = template_table_facts(target, False).get(cfg.name, {}) if edge else {}
-    if out is not None and table.get("instructions_per_tile") and \
-            plain.get("instructions_per_tile"):
-        out["checked_path_ratio"] = table["instructions_per_tile"] / plain["instructions_per_tile"]
+    alone = template_table_facts(target, True, batched, checked=True).get(cfg.name, {}) \
+        if edge else {}
+    executed = alone.get("instructions_per_tile") or table.get("instructions_per_tile")
+    if out is not None and executed and plain.get("instructions_per_tile"):
+        out["checked_path_ratio"] = executed / plain["instructions_per_tile"]
     return out
 
 

@@ -26,14 +26,19 @@ BATCHED_ENTRIES = {(False, False): "sgemm_tile_batched_nn", (False, True): "sgem
 MAX_GRID_Z = 65535
 
 
-def tile_defines(cfg, edge: bool = False, batched: bool = False) -> dict[str, int]:
-    """The macros of sgemm_tile.cu for `cfg` (names as in the source's header comment)."""
+def tile_defines(cfg, edge: bool = False, batched: bool = False,
+                 checked: bool = False) -> dict[str, int]:
+    """The macros of sgemm_tile.cu for `cfg` (names as in the source's header comment);
+    `checked`: the bounds-checked build with its unchecked path compiled out (EDGE=2, for
+    compile facts only: the code an edge block executes)."""
     out = {"BM": cfg.bm, "BN": cfg.bn, "BK": cfg.bk, "TM": cfg.tm, "TN": cfg.tn,
            "WM": cfg.wm, "WN": cfg.wn, "THREADS": cfg.threads, "VEC": cfg.vec, "PAD": cfg.pad,
            "DBUF": int(cfg.dbuf), "SWIZZLE": cfg.swizzle, "EDGE": int(bool(edge))}
     if batched:
         out["GM_BATCHED"] = 1
         out["EDGE"] = 1
+    if checked:
+        out["EDGE"] = 2
     return out
 
 

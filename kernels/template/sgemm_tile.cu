@@ -21,7 +21,9 @@
 //   SWIZZLE      block raster: 0 = row-major grid; G > 0 = groups of G block-rows walked
 //                column by column, so that blocks running together share A and B tiles in L2
 //   EDGE         0: M % BM == N % BN == K % BK == 0 and 16-byte aligned operands required;
-//                1: bounds-checked loads/stores, any M, N, K >= 1 and any leading dimension
+//                1: bounds-checked loads/stores, any M, N, K >= 1 and any leading dimension;
+//                2: as 1 with the unchecked path compiled out (every tile takes the checked
+//                loads): built only for its compile facts, the code an edge block executes
 //
 // Layout. Shared memory holds the A tile transposed, As[k][m], and the B tile as is,
 // Bs[k][n], so that at each k the thread reads its TM A values and TN B values with
@@ -196,6 +198,7 @@ struct Operands {
   int M, N, K, lda, ldb;
   int m0, n0;      // first row / column of C of this block
   bool fast_mn;    // EDGE only: block tile inside M x N and float4 loads aligned
+                   // (never with EDGE == 2)
 };
 
 // Global -> registers for k-tile kt. With EG, a tile that lies wholly inside the matrices
@@ -402,7 +405,7 @@ GM_DEVICE void gemm(int M, int N, int K, float alpha, const float* __restrict__ 
   op.m0 = by * BM; op.n0 = bx * BN;
   const bool vec_ab = VEC == 1 || ((lda & 3) == 0 && (ldb & 3) == 0 && aligned16(A) &&
                                    aligned16(B));
-  op.fast_mn = op.m0 + BM <= M && op.n0 + BN <= N && vec_ab;
+  op.fast_mn = EDGE != 2 && op.m0 + BM <= M && op.n0 + BN <= N && vec_ab;
 
   float acc[TM][TN];
 #pragma unroll
