@@ -9,7 +9,8 @@ What the committed data show, and these tests keep true:
 - At 1000^3 (one round: every block starts within a microsecond) the launch ends with a block
   of the last block row or column (the checked loads), which runs 12-25 % longer than the
   interior blocks of an equally loaded SM: 32x32x16/4x4/p4 the most. The model's
-  edge_block_extra (r - 1) overstates that excess 2-3 times.
+  edge_block_extra (r - 1) overstates that excess 1.4-2.4 times (2-3 times before the
+  twenty-sixth change, when r counted both paths' code).
 - Neither pipe is saturated there: LDS wavefronts over active cycles, and issue activity,
   both stay below 75 %."""
 
@@ -89,7 +90,9 @@ def test_one_round_launch_ends_with_an_edge_block(name, low, high):
 
 def test_model_edge_extra_overstates_the_one_round_excess():
     """edge_block_extra = r - 1 (the checked path's instructions) against the measured excess
-    of the last edge block: 0.3-0.6 of it (run U, session 27: 0.66 through the origin)."""
+    of the last edge block: 0.42-0.70 of it with r the checked path alone (twenty-sixth
+    change; 0.3-0.6 with both paths' code before; run U, session 27: 0.66 through the
+    origin)."""
     from gemmmodel.compile.table import template_facts
     from gemmmodel.model.work import edge_block_term
 
@@ -103,7 +106,7 @@ def test_model_edge_extra_overstates_the_one_round_excess():
         shares.append((ratio - 1.0) / e)
         ratios.append(ratio)
         extras.append(e)
-    assert all(0.25 < s < 0.65 for s in shares)
+    assert all(0.4 < s < 0.75 for s in shares)
     # the 32x32 4x4 tile has the largest checked-path ratio, and the largest excess
     assert np.argmax(extras) == np.argmax(ratios) == 0
 
