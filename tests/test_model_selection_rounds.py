@@ -302,6 +302,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (92.85, 97.86, 92.85, 98.79), 0.0528,
      ["200x312x704x26", "96x488x352x36"],
      ["1100x6100x2100", "12800x320x1600", "512x1664x14336"]),
+    # 45 (80606d0): the twenty-sixth change (the checked path alone), the correction with
+    # round 44's sweep. The model's worst: 2600x5300x1100 (78.5 %, 128x128x8/8x8/p4 picked,
+    # best its /db twin) and 280x200x736x24 (batched, 82.3 %, 32x32x8/8x4/p4); the
+    # neighbours' worst: 152x264x416x40 (batched, 97.3 %, 32x64x16/8x4/p4/db)
+    ("heldout45", 44, "80606d0", (78.49, 86.98, 82.31, 89.87), 0.0934,
+     (97.32, 99.55, 97.32, 99.55), 0.0494,
+     [],
+     ["1536x512x11264", "16384x256x2048", "2600x5300x1100", "280x200x736x24",
+      "3700x1700x4300"]),
 ]
 
 
