@@ -148,7 +148,8 @@ def test_runs_aj_and_ak_retimed_every_batched_shape_and_the_scores_stand():
     assert res["all_recorded"]["shapes"] == res["all_retimed"]["shapes"] == 277
     assert res["recorded"]["mean_top1_pct_of_best"] == pytest.approx(85.97, abs=0.05)
     assert res["retimed"]["mean_top1_pct_of_best"] == pytest.approx(86.05, abs=0.05)
-    # 90.28 over 277 shapes with round 45, 90.35 over 271 with round 44, 90.29 over 265 with round 43, 90.17 over 259
+    # 90.28 over 277 shapes with round 45, 90.35 over 271 with round 44, 90.29 over 265
+    # with round 43, 90.17 over 259
     # with round 42 (session 45); 90.02 over 253 before them
     assert res["all_retimed"]["mean_top1_pct_of_best"] == pytest.approx(90.28, abs=0.05)
     assert res["retimed"]["min_top1_pct_of_best"] == pytest.approx(51.80, abs=0.05)
