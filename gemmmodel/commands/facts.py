@@ -20,6 +20,7 @@ from gemmmodel.compile.table import (
     TEMPLATE_CONFIGS,
     TEMPLATE_TABLE_FILE,
     build_facts_table,
+    table_suffix,
     template_sources,
     template_table_path,
     write_facts_table,
@@ -83,8 +84,7 @@ def run(args) -> int:
     elif args.template is not None:
         items = template_sources(args.template or TEMPLATE_CONFIGS, edge=args.edge,
                                  batched=args.batched, checked=args.checked)
-        suffix = "_batched" if args.batched else ("_edge" if args.edge else "")
-        suffix = ("_batched" if args.batched else "") + "_checked" if args.checked else suffix
+        suffix = table_suffix(args.edge, args.batched, args.checked)
         default_out = TEMPLATE_TABLE_FILE.with_name(f"template_facts{suffix}.csv")
     elif args.edge or args.batched:
         flag = "--edge" if args.edge else "--batched"

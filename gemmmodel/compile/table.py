@@ -185,10 +185,15 @@ def template_table_path(target: str, edge: bool = False, batched: bool = False,
     32x32x8/8x4/db 223 against 125); with `checked`, the same build without its unchecked
     path (EDGE=2): template_facts_<target>_checked.csv or ..._batched_checked.csv
     (`gemmmodel facts --search-space GPU --edge|--batched --checked`)."""
-    suffix = "_batched" if batched else ("_edge" if edge else "")
+    return CALIBRATION_DIR / f"template_facts_{target}{table_suffix(edge, batched, checked)}.csv"
+
+
+def table_suffix(edge: bool = False, batched: bool = False, checked: bool = False) -> str:
+    """The file-name suffix of a template table's build: "", "_edge", "_batched", "_checked"
+    or "_batched_checked" (template_table_path; `gemmmodel facts --template`)."""
     if checked:
-        suffix = ("_batched" if batched else "") + "_checked"
-    return CALIBRATION_DIR / f"template_facts_{target}{suffix}.csv"
+        return ("_batched" if batched else "") + "_checked"
+    return "_batched" if batched else ("_edge" if edge else "")
 
 
 _TABLE_CACHE: dict = {}
