@@ -311,6 +311,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      [],
      ["1536x512x11264", "16384x256x2048", "2600x5300x1100", "280x200x736x24",
       "3700x1700x4300"]),
+    # 46 (bd276d6): the same model, the correction with round 45's sweep. The model's worst:
+    # 2800x2800x6400 (85.3 %, 128x128x8/8x8/p4 picked, best 128x256x16/8x8/db) and
+    # 96x320x640x36 (batched, 94.7 %, 32x32x16/4x4/p4); the neighbours' worst:
+    # 224x136x288x56 (batched, 82.9 %, 32x32x16/8x4/p4/db) and 5000x2200x1800 (91.1 %)
+    ("heldout46", 45, "bd276d6", (85.34, 94.36, 85.34, 96.27), 0.0882,
+     (82.91, 94.60, 94.91, 98.20), 0.0472,
+     ["224x136x288x56", "5000x2200x1800"],
+     ["2800x2800x6400", "384x12288x1536"]),
 ]
 
 
