@@ -319,6 +319,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (82.91, 94.60, 94.91, 98.20), 0.0472,
      ["224x136x288x56", "5000x2200x1800"],
      ["2800x2800x6400", "384x12288x1536"]),
+    # 47 (e3a15ad): the same model, the correction with round 46's sweep. The model's worst:
+    # 160x416x288x48 (batched, 80.8 %, 32x32x8/4x8/p4/db picked, best 32x32x16/8x4/p4/db)
+    # and 3600x9000x700 (83.6 %, 128x128x8/8x8/p4 picked, best its /db twin, the fourth
+    # time); the neighbours' worst: 352x176x960x20 (batched, 94.4 %, 32x64x16/4x4/p4)
+    ("heldout47", 46, "e3a15ad", (80.79, 89.21, 84.44, 90.70), 0.0974,
+     (94.43, 97.30, 96.16, 98.88), 0.0520,
+     ["1100x1500x14000", "352x176x960x20", "4400x3600x1400"],
+     ["160x416x288x48", "3600x9000x700", "6144x640x5120"]),
 ]
 
 
