@@ -75,6 +75,20 @@ def device_registers(gpu: str, root=None) -> dict:
             if not missing(r["value"])}
 
 
+def _device_edge_note(name: str, spec, regs) -> str:
+    """Where the GPU's own compiler gave a single launch's bounds-checked build other
+    registers than the edge table the model reads (calibration/<gpu>/build_registers.csv,
+    device run W; docs/model.md session 49: 128x128x8/8x8/db 124 against 129, one block per
+    SM more), a note for the resources line; "" where they agree or the GPU has no row."""
+    from gemmmodel.compile.table import device_build_registers
+
+    device = device_build_registers(str(getattr(spec, "name", ""))).get(("edge", name))
+    if device is None or regs is None or int(device) == int(regs):
+        return ""
+    return (f"; the GPU's compiler gave this build {device} registers "
+            f"(calibration/{spec.name}/build_registers.csv), the model uses the table's {regs}")
+
+
 @lru_cache(maxsize=2)
 def _facts_table(template: bool = False):
     """A committed compile-facts table, the catalogue's or the template configs' (read once
@@ -118,6 +132,8 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
                 where = f"{path.parent.name}/{path.name}"
                 if facts.get("regs_source") == "batched entry (device)":
                     where += f", registers from calibration/{spec.name}/build_registers.csv"
+                elif not batched:
+                    where += _device_edge_note(ref.config.name, spec, facts.get("regs"))
                 what = "strided-batched entry" if batched else "bounds-checked build (EDGE=1)"
                 return facts, f"{what}: {where}"
             if allow_compile:

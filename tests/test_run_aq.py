@@ -108,3 +108,17 @@ def test_the_edge_table_and_the_gpu_disagree_on_one_build_s_occupancy():
     assert facts["regs"] == 129
     assert device_build_registers("h200")[("edge", cfg.name)] == 124
     assert _ncu()[cfg.name]["launch__registers_per_thread"] == 124
+
+
+def test_explain_names_the_gpu_s_registers_where_they_differ_from_the_table():
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.explain import kernel_facts
+
+    spec = load_spec("h200")
+    shape = (3600, 9000, 700, 1)
+    facts, where = kernel_facts(resolve("128x128x8/8x8/db"), spec, False, shape=shape)
+    assert facts["regs"] == 129
+    assert "gave this build 124 registers" in where and "the table's 129" in where
+    # 128x128x8/8x8/p4/db: both say 128, no note
+    _, where = kernel_facts(resolve("128x128x8/8x8/p4/db"), spec, False, shape=shape)
+    assert where.endswith("template_facts_sm_90_edge.csv")
