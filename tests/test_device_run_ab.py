@@ -16,8 +16,9 @@ from gemmmodel import CALIBRATION_DIR
 FOLDER = CALIBRATION_DIR / "h200"
 
 
-def runs():
-    doc = json.loads((FOLDER / "tail_stamps_ab.json").read_text())
+def runs(name: str = "tail_stamps_ab.json") -> dict:
+    """{(size, config): [stamped run, ...]} of a committed per-block stamp file (H200)."""
+    doc = json.loads((FOLDER / name).read_text())
     assert doc["gpu"] == "NVIDIA H200" and doc["clocks"]["sm_clock_hz"] == pytest.approx(1.98e9)
     out = {}
     for r in doc["runs"]:

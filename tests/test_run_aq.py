@@ -7,34 +7,27 @@ and their single-buffer twins there and with the bounds-checked build forced at
 (ncu_aq_3600x9000x700.txt). These tests hold what was measured and the model's values it
 contradicts (a known limit, not fixed)."""
 
-import json
 from statistics import median
 
 import pytest
 
-from gemmmodel import CALIBRATION_DIR
+from ncu_counters import counter, launches, stall
+from test_device_run_ab import runs
+
 from gemmmodel.compile.table import device_build_registers, template_facts
-from gemmmodel.ingest import read_ncu_launch_run
 from gemmmodel.model import assemble, load_calib
 from gemmmodel.spec import load_spec
 from gemmmodel.template import parse_name
 
-FOLDER = CALIBRATION_DIR / "h200"
 SHAPE = "3600x9000x700"
 PAIR = ("128x128x8/8x8/p4", "128x128x8/8x8/p4/db")
-STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
 
 
 def _blocks() -> dict:
     """{(size, config): (median interior block us, median edge block us or None, capacity)}"""
-    doc = json.loads((FOLDER / "tail_stamps_aq.json").read_text())
-    assert doc["gpu"] == "NVIDIA H200" and doc["clocks"]["sm_clock_hz"] == pytest.approx(1.98e9)
-    runs: dict = {}
-    for r in doc["runs"]:
-        runs.setdefault((r["size"], r["config"]), []).append(r)
     out = {}
-    for key, rs in runs.items():
+    for key, rs in runs("tail_stamps_aq.json").items():
         assert len(rs) == 3
         edge = [r["block_us_edge"] for r in rs if r["block_us_edge"] is not None]
         out[key] = (median(r["block_us_interior"] for r in rs), median(edge) if edge else None,
@@ -43,10 +36,9 @@ def _blocks() -> dict:
 
 
 def _ncu() -> dict:
-    text = (FOLDER / f"ncu_aq_{SHAPE}.txt").read_text(errors="replace")
-    launches = read_ncu_launch_run(text)
-    assert len(launches) == 4
-    return {name: {k: v[0] for k, v in x.counters.items()} for name, x in launches.items()}
+    n = launches(f"ncu_aq_{SHAPE}.txt")
+    assert len(n) == 4
+    return n
 
 
 def test_the_double_buffer_blocks_run_faster_than_their_twins_at_the_same_occupancy():
@@ -69,16 +61,13 @@ def test_the_double_buffer_blocks_run_faster_than_their_twins_at_the_same_occupa
 def test_ncu_shows_no_fetch_stall_and_a_busier_issue_for_the_double_buffer():
     n = _ncu()
     single, double = (n[c] for c in PAIR)
-    for row in n.values():
-        assert row[STALL.format("no_instruction")] < 0.1
-    assert abs(double[STALL.format("no_instruction")]
-               - single[STALL.format("no_instruction")]) < 0.02
-    assert double[ISSUE] > 80.0 > 70.0 > single[ISSUE]
+    for launch in n.values():
+        assert stall(launch, "no_instruction") < 0.1
+    assert abs(stall(double, "no_instruction") - stall(single, "no_instruction")) < 0.02
+    assert counter(double, ISSUE) > 80.0 > 70.0 > counter(single, ISSUE)
     # the single buffer waits on its global loads and on the shared-memory results
-    assert single[STALL.format("long_scoreboard")] > 0.8 > 0.2 > double[
-        STALL.format("long_scoreboard")]
-    assert single[STALL.format("short_scoreboard")] > 3 * double[
-        STALL.format("short_scoreboard")]
+    assert stall(single, "long_scoreboard") > 0.8 > 0.2 > stall(double, "long_scoreboard")
+    assert stall(single, "short_scoreboard") > 3 * stall(double, "short_scoreboard")
 
 
 def test_the_model_prices_the_double_buffer_at_a_fetch_rate_ncu_does_not_show():
@@ -107,7 +96,7 @@ def test_the_edge_table_and_the_gpu_disagree_on_one_build_s_occupancy():
     facts = template_facts(cfg, spec, None, (3600, 9000, 700, 1))
     assert facts["regs"] == 129
     assert device_build_registers("h200")[("edge", cfg.name)] == 124
-    assert _ncu()[cfg.name]["launch__registers_per_thread"] == 124
+    assert counter(_ncu()[cfg.name], "launch__registers_per_thread") == 124
 
 
 def test_explain_names_the_gpu_s_registers_where_they_differ_from_the_table():
