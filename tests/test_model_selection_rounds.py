@@ -336,6 +336,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (90.01, 97.72, 99.02, 99.84), 0.0500,
      ["224x200x704x40"],
      ["1536x768x20000", "512x12288x2048", "7000x1200x3000"]),
+    # 49 (4f10cac): the same model, the correction with round 48's sweep. The model's worst:
+    # 320x4096x12288 (93.3 %, 32x64x16/4x4/p4 picked, best 32x128x32/8x4/p4) and
+    # 2816x2816x512 (93.4 %, 64x256x16/8x8/p4 picked, best its /db twin); the neighbours'
+    # worst: 48x1536x768x16 (batched, 92.4 %, 32x128x32/4x8/p4 picked, best 64x64x16/8x4/p4)
+    ("heldout49", 48, "4f10cac", (93.34, 94.31, 94.11, 96.30), 0.0898,
+     (92.36, 98.48, 96.10, 99.35), 0.0435,
+     ["48x1536x768x16"],
+     ["1280x3584x2560", "160x224x512x48", "320x4096x12288", "6656x5120x768"]),
 ]
 
 
