@@ -140,7 +140,7 @@ def test_runs_aj_and_ak_retimed_every_batched_shape_and_the_scores_stand():
         read_sweep,
         retimed_selection,
     )
-    from gemmmodel.model.selection import all_sweeps
+    from gemmmodel.model.selection import HELDOUT_ROUNDS, all_sweeps
 
     h200 = CALIBRATION_DIR / "h200"
     res = retimed_selection(h200)
@@ -156,8 +156,7 @@ def test_runs_aj_and_ak_retimed_every_batched_shape_and_the_scores_stand():
     assert res["all_retimed"]["mean_top1_pct_of_best"] == pytest.approx(90.54, abs=0.05)
     assert res["retimed"]["min_top1_pct_of_best"] == pytest.approx(51.80, abs=0.05)
     # every batched shape of the sweeps of rounds 1-39, and only those
-    later = ("heldout40", "heldout41", "heldout42", "heldout43", "heldout44", "heldout45",
-             "heldout46", "heldout47", "heldout48", "heldout49")
+    later = HELDOUT_ROUNDS[HELDOUT_ROUNDS.index("heldout40"):]
     swept = {s for name, part in all_sweeps(h200).items() if name not in later
              for _, s in part if s[3] > 1}
     retimed = {}
