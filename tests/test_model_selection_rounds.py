@@ -344,6 +344,14 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (92.36, 98.48, 96.10, 99.35), 0.0435,
      ["48x1536x768x16"],
      ["1280x3584x2560", "160x224x512x48", "320x4096x12288", "6656x5120x768"]),
+    # 50 (c30732b): the same model, the correction with round 49's sweep. The model's worst:
+    # 64x2048x1024x12 (batched, 88.7 %, 32x128x16/4x8/p4/db picked, best 64x64x16/4x8/db)
+    # and 2560x640x10240 (91.6 %, 64x128x32/8x8/p4 picked, best 32x64x16/8x8/p4/db, ranked
+    # 270th); the neighbours' worst: 2560x640x10240 (93.4 %, 64x128x32/8x4/p4 picked)
+    ("heldout50", 49, "c30732b", (88.72, 93.25, 91.47, 94.91), 0.0930,
+     (93.38, 97.90, 93.55, 98.93), 0.0421,
+     ["2560x640x10240"],
+     ["4608x4608x384", "64x2048x1024x12", "768x6144x4608"]),
 ]
 
 
