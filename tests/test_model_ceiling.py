@@ -16,9 +16,9 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     res = selection_ceiling("h200")
     committed, refit = res["committed"], res["insample"]
     # every swept (config, shape) assembles; 1024x1024x8192 was swept twice (heldout7, run L)
-    assert res["n"] == 3348 + 12648 + 44 * 2232 + 1860 - 372
+    assert res["n"] == 3348 + 12648 + 45 * 2232 + 1860 - 372
     assert list(committed["parts"]) == ["first", *HELDOUT_ROUNDS, "occupancy", "all"]
-    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 49 + 5
+    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 50 + 5
     assert set(refit["params"]) == set(FITTED_BY_DEFAULT)
     assert refit["params"] != committed["params"]
     # the refit minimises the log error on these very timings: it cannot be far worse
@@ -29,10 +29,11 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     # instruction fetch; 95.1 % before it, 94.9 % before session 33's register double
     # buffers waited their round trips)
     assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(95.17, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.34, abs=0.1)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.36, abs=0.1)
     assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(69.68, abs=0.05)
     # in-sample parameters select no more than half a point better (the misses are the
-    # terms'): 94.05 vs 94.34 % with round 50, 94.11 vs 94.36 % with round 49,
+    # terms'): 94.06 vs 94.36 % with round 51, 94.05 vs 94.34 % with round 50,
+    # 94.11 vs 94.36 % with round 49,
     # 94.09 vs 94.36 % with round 48, 93.72 vs
     # 94.32 % with round 47, 93.90 vs
     # 94.43 % with round 46, 93.84 vs

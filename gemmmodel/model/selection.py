@@ -52,7 +52,7 @@ HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5",
                   "heldout35", "heldout36", "heldout37", "heldout38",
                   "heldout39", "heldout40", "heldout41", "heldout42", "heldout43",
                   "heldout44", "heldout45", "heldout46", "heldout47",
-                  "heldout48", "heldout49", "heldout50")
+                  "heldout48", "heldout49", "heldout50", "heldout51")
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
