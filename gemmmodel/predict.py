@@ -13,7 +13,9 @@ build (EDGE=1: not a tile multiple) the committed edge table
 (calibration/template_facts_<target>_edge.csv); the registers the GPU's own compiler
 reported during calibration (calibration/<gpu>/template.csv); with `compile_top` > 0 the compiler on
 this machine (cached on disk) for the shortlist of the best `compile_top` configs, which
-are then predicted again; else the model's register estimate (gemmmodel.model.waves),
+are then predicted again; on a GPU whose own compiler reported none (no calibration of its
+own) the committed plain table's registers (calibration/template_facts_<target>.csv, the
+compiler here for the same target); else the model's register estimate (gemmmodel.model.waves),
 whose error against the compilers is measured over a named sample and stored in
 calibration/register_estimate.csv (estimator.py; `estimator_error(spec)` summarises it).
 
@@ -36,7 +38,7 @@ from gemmmodel.errors import BadArgument, GemmModelError
 
 #: Resource-source labels, in order of preference.
 SOURCES = ("device", "edge table", "batched entry (device)", "batched table", "compiler",
-           "estimate")
+           "plain table", "estimate")
 #: Predicted times within this relative difference are one rank (the model does not see
 #: the parameter they differ in, e.g. the block raster swizzle).
 TIE_REL = 1e-9
@@ -71,6 +73,8 @@ def _facts_for(cfg, spec, device_regs: dict, compiled: dict, shape) -> tuple[obj
     facts = template_facts(cfg, spec, regs, shape)
     if facts and facts.get("edge"):
         return facts, str(facts.get("regs_source", "edge table"))
+    if facts and facts.get("regs_source"):
+        return facts, str(facts["regs_source"])
     return facts, ("device" if regs else "estimate")
 
 
@@ -179,12 +183,15 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
 
 
 def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
-         jobs: int | None = None, neighbours: bool = False, progress=None) -> dict:
+         jobs: int | None = None, neighbours: bool = False, progress=None,
+         calib_from: str | None = None) -> dict:
     """Rank the search space of `gpu` (spec name or file) at `size` (module docstring).
     `jobs` > 1 assembles in that many forked processes (helps on an idle multi-core
     machine; one process by default). `neighbours`: rank by the model's time times the
     measured-neighbour factor (gemmmodel.model.neighbours; needs committed sweeps of
-    `gpu`); each item then also has `model_s` and `neighbour_factor`."""
+    `gpu`); each item then also has `model_s` and `neighbour_factor`. `calib_from`: rank
+    with another GPU's calibration of the same architecture in place of `gpu`'s own
+    (gemmmodel.model.calib.transfer_calib: its DRAM and clocks stay `gpu`'s spec)."""
     from gemmmodel.explain import device_registers, parse_shape, term_diff
     from gemmmodel.model import load_calib
     from gemmmodel.spec import load_spec
@@ -195,7 +202,15 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
     spec = load_spec(gpu)
     shape = parse_shape(size)
     t0 = time.perf_counter()
-    calib = load_calib(spec.name, root)
+    if calib_from:
+        from gemmmodel.model.calib import transfer_calib
+
+        if neighbours:
+            raise BadArgument("--calib-from and --neighbours do not combine: the neighbours "
+                              "are the sweeps of the GPU ranked for")
+        calib = transfer_calib(calib_from, spec, root)
+    else:
+        calib = load_calib(spec.name, root)
     configs = search_space(spec)
     t_space = time.perf_counter() - t0
     if not configs:

@@ -18,7 +18,8 @@ from gemmmodel.explain_text import moved_text, ms
 #: Three-letter tags of predict.SOURCES for the table's regs column (the resources line
 #: above the table spells them out).
 SOURCE_TAGS = {"device": "dev", "edge table": "edg", "batched entry (device)": "bdv",
-               "batched table": "btb", "compiler": "cmp", "estimate": "est"}
+               "batched table": "btb", "compiler": "cmp", "plain table": "tab",
+               "estimate": "est"}
 
 
 def add_parser(sub) -> None:
@@ -40,6 +41,11 @@ def add_parser(sub) -> None:
                         "plain or bounds-checked (gemmmodel.model.neighbours; "
                         "only on a GPU with committed sweeps; its prequential record: "
                         "gemmmodel selection --posthoc)")
+    p.add_argument("--calib-from", metavar="GPU",
+                   help="rank with another calibrated GPU's measurements and fitted "
+                        "efficiencies (same architecture; e.g. --gpu h100 --calib-from h200): "
+                        "for a GPU with no calibration of its own; its DRAM and clocks stay "
+                        "the spec's (gemmmodel.model.calib.transfer_calib)")
     p.add_argument("--check-estimator", type=int, default=0, metavar="N",
                    help="compile N sampled configs, store the register-estimate error in "
                         "calibration/register_estimate.csv and print it")
@@ -60,6 +66,18 @@ def _estimator_line(est: dict | None) -> str:
             f"configs, seed {est['seed']}, {est['file']}): mean |error| "
             f"{100 * m['mean_abs_error']:.0f}%, bias {100 * m['bias']:+.0f}%, range "
             f"{100 * m['min_error']:+.0f}% .. {100 * m['max_error']:+.0f}%")
+
+
+def calibration_line(cal: dict | None) -> str:
+    """One line: what the ranking's rates and efficiencies rest on."""
+    if not cal:
+        return "calibration: none"
+    if not cal.get("measured_values") and not cal.get("fitted"):
+        return ("calibration: none for this GPU: spec rates and the a-priori efficiencies "
+                "(gemmmodel.model.calib.DEFAULT_FIT); --calib-from GPU borrows a calibrated "
+                "GPU's of the same architecture")
+    return (f"calibration: {cal['folder']} ({len(cal.get('measured_values', []))} measured "
+            f"values, {'fitted' if cal.get('fitted') else 'a-priori'} efficiencies)")
 
 
 def track_record_line(rec: dict | None, gpu: str) -> str:
@@ -86,7 +104,7 @@ def render(res: dict) -> str:
               f"(+{t['search_space']:.2f} s search space, {t['jobs']} process(es))"),
              "resources: " + ", ".join(f"{n} from {k}" for k, n in res["resources"].items()
                                        if n),
-             _estimator_line(res.get("estimator"))]
+             _estimator_line(res.get("estimator")), calibration_line(res.get("calibration"))]
     if res["compile_errors"]:
         lines.append(f"compile: {len(res['compile_errors'])} failed, first: "
                      f"{res['compile_errors'][0]}")
@@ -176,7 +194,8 @@ def run(args) -> int:
     if not args.size:
         raise BadArgument("--size MxNxK is required to rank configs")
     res = rank(args.gpu, args.size, top=args.top, compile_top=args.compile, jobs=args.jobs,
-               neighbours=args.neighbours, progress=progress)
+               neighbours=args.neighbours, progress=progress,
+               calib_from=getattr(args, "calib_from", None))
     if args.verify:
         res = verify(res)
     return emit(args, res, render)

@@ -275,8 +275,15 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     table = batched_row or template_table_facts(target, edge).get(cfg.name, {})
     device = device_build_registers(str(getattr(spec, "name", ""))).get(
         ("batched", cfg.name)) if batched else None
-    out = _model_facts(cfg, table, (device or table.get("regs") or regs) if edge else regs,
+    plain_regs, plain_source = regs, None
+    if not edge and not regs and table.get("regs"):
+        # a GPU whose own compiler never reported this config (no calibration of its own):
+        # the committed table's compiler (nvcc here) for the same target, not the estimate
+        plain_regs, plain_source = table["regs"], "plain table"
+    out = _model_facts(cfg, table, (device or table.get("regs") or regs) if edge else plain_regs,
                        bool(table) and edge)
+    if out is not None and plain_source and out.get("regs"):
+        out["regs_source"] = plain_source
     if out is not None and out.get("edge"):
         out["regs_source"] = ("batched entry (device)" if device else
                               "batched table" if batched_row else

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR
-from gemmmodel.errors import GemmModelError
+from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.model.fetch import load_icache
 from gemmmodel.model.inner import load_inner_loop
 
@@ -206,6 +206,41 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
                  lds_latency_loaded=load_lds_loaded(folder), inner_loop=load_inner_loop(folder),
                  icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder))
+
+
+#: Measured values of one board rather than of its chip: its DRAM and its clocks. A
+#: transfer to a sibling GPU of the same architecture (transfer_calib) leaves these to the
+#: target's spec and carries the rest: the SM's rates and latencies, the L2's, the
+#: loaded-latency, inner-loop and instruction-fetch tables, and the fitted efficiencies.
+BOARD_KEYS = ("dram_bandwidth_Bps", "dram_latency_s", "clock_hz", "fp32_flops")
+
+
+def transfer_calib(source: str, target_spec, root: Path | None = None) -> Calib:
+    """The calibration of GPU `source` carried over to `target_spec`, a GPU with no
+    calibration of its own but the same architecture (e.g. the H200's to the H100 SXM: the
+    same sm_90 die with other HBM and L2 size): every measured value except BOARD_KEYS, the
+    measured tables and the fitted parameters with their training set. BadArgument where the
+    architectures differ or `source` has nothing measured. An assumption, named in `source`:
+    what the two boards share was not measured on the target."""
+    from gemmmodel.spec import load_spec
+
+    src_spec = load_spec(source)
+    if str(src_spec.arch) != str(target_spec.arch):
+        raise BadArgument(
+            f"--calib-from {source}: its architecture {src_spec.arch} is not "
+            f"{target_spec.arch}; a calibration transfers only between GPUs of one "
+            "architecture")
+    src = load_calib(src_spec.name, root)
+    if not src.values and not src.fit:
+        raise BadArgument(f"--calib-from {source}: no calibration under "
+                             f"{Path(root or CALIBRATION_DIR) / src.gpu}")
+    values = {k: v for k, v in src.values.items() if k not in BOARD_KEYS}
+    return Calib(gpu=str(target_spec.name), values=values, fit=dict(src.fit),
+                 training=src.training,
+                 source=(f"{src.source} transferred to {target_spec.name} (all but "
+                         f"{', '.join(BOARD_KEYS)}, which stay the spec's)"),
+                 lds_latency_loaded=src.lds_latency_loaded, inner_loop=src.inner_loop,
+                 icache=src.icache, global_latency_loaded=src.global_latency_loaded)
 
 
 def _num(entry):
