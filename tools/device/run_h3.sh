@@ -13,6 +13,6 @@ timeout 440 python3 -m gemmmodel calibrate --suite template,batched --out "$cal"
   | grep -v "^\[" | tail -8
 echo "calibrate $(( $(date +%s) - t0 )) s" | tee -a $OUT/gpu_h3.txt
 tar czf $OUT/cal_h3.tgz -C /tmp cal3
-(cd tools/device && timeout 50 python3 smem_latency_loaded.py $OUT 2>&1 | tail -3)
-(cd tools/device && timeout 50 python3 global_latency_loaded.py $OUT 2>&1 | tail -3)
+timeout 50 python3 tools/device/smem_latency_loaded.py $OUT 2>&1 | tail -3
+timeout 50 python3 tools/device/global_latency_loaded.py $OUT 2>&1 | tail -3
 nvidia-smi --query-gpu=$q --format=csv,noheader | tee -a $OUT/gpu_h3.txt
