@@ -61,8 +61,12 @@ def new_provenance_id() -> str:
 
 
 def git_commit(project_dir: Path = PROJECT_DIR) -> str:
-    """`git rev-parse HEAD` (+ '-dirty' when the tree has changes), else env GEMMMODEL_COMMIT,
-    else "unknown"."""
+    """Env GEMMMODEL_COMMIT where set (the device scripts set it: the device machine's copy
+    of the tree may carry a stale .git, which named c30732b-dirty for commit 4083994 in run
+    H2), else `git rev-parse HEAD` (+ '-dirty' when the tree has changes), else "unknown"."""
+    env = os.environ.get("GEMMMODEL_COMMIT", "")
+    if env and env != "unknown":
+        return env
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project_dir, text=True,
                               capture_output=True, timeout=10, check=True).stdout.strip()

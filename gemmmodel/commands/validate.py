@@ -48,6 +48,10 @@ def render(res: dict) -> str:
         for row in tab["rows"]:
             lines.append(f"    {row['kernel']:<8} {1e3 * row['measured_s']:>12.3f} "
                          f"{1e3 * row['predicted_s']:>13.3f} {_pct(row['error']):>8}")
+    for tr in res.get("fit_transfer", []):
+        lines.append(f"  with {tr['from']}'s stored fit (no refit, this GPU's measured rates): "
+                     f"n={tr['n']}  MAPE={_pct(tr['mape'])}  max error="
+                     f"{_pct(tr['max_error'])}  Kendall tau={_num(tr['kendall_tau'])}")
     if res.get("fit"):
         fit = res["fit"]
         params = ", ".join(f"{k}={v:.3g}" for k, v in fit["params"].items())

@@ -54,6 +54,13 @@ HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5",
                   "heldout44", "heldout45", "heldout46", "heldout47",
                   "heldout48", "heldout49", "heldout50", "heldout51")
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
+#: The post hoc label of a GPU that had no calibration of its own when its first ranking was
+#: recorded (the H100): what changed since is its calibration, measured after the sweep.
+POSTHOC_OWN_LABEL = ("post hoc: the GPU's own calibration, measured after this sweep "
+                     "(fit.json: its kernels.csv + template.csv, not the sweep)")
+#: Rankings recorded with another GPU's calibration carried over (tools/record_predictions.py
+#: --calib-from G): selection_predictions_from_<G>.csv beside the model's own.
+TRANSFER_RECORD_PREFIX = "selection_predictions_from_"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
               "top1_pct_of_best", "top3_pct_of_best", "best_predicted_rank")
@@ -135,6 +142,13 @@ def committed_rounds(folder: Path) -> list[str]:
     return [r for r in ("", *HELDOUT_ROUNDS)
             if (folder / _round_file(RECORD_FILE, r)).is_file()
             and (folder / _round_file(SWEEP_FILE, r)).is_file()]
+
+
+def transfer_records(folder: Path) -> list[str]:
+    """The first round's rankings recorded with another GPU's calibration carried over
+    (TRANSFER_RECORD_PREFIX<G>.csv), sorted by name."""
+    return sorted(p.name for p in Path(folder).glob(f"{TRANSFER_RECORD_PREFIX}*.csv")
+                  if not any(p.name.endswith(f"_{r}.csv") for r in HELDOUT_ROUNDS))
 
 
 def preregistered(folder: Path, round_: str = "", name: str = RECORD_FILE) -> tuple[dict, dict]:
@@ -285,6 +299,24 @@ def selection_comparison(gpu: str, root=None) -> dict:
              "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
+    for name in transfer_records(folder):
+        source = name[len("selection_predictions_from_"):-len(".csv")]
+        t_ranks, _ = preregistered(folder, "", name)
+        t_rows = score(measured, t_ranks)
+        parts[f"preregistered_from_{source}"] = {
+            "label": f"pre-registered with {source}'s calibration carried over (predict "
+                     f"--calib-from {source}; recorded with the ranking above, before the "
+                     "sweep)", "file": name, "shapes": t_rows, **summary(t_rows),
+            "time_error": time_error(measured, recorded_times(folder, "", name))}
+    if meta and meta.get("fit_json_sha256") is None:
+        # a GPU that had no calibration when its ranking was recorded: the post hoc part
+        # is its own calibration measured after the sweep, not a changed model
+        parts["preregistered"]["label"] += (" (no calibration of this GPU then: spec rates "
+                                            "and the a-priori efficiencies)")
+        parts["posthoc"]["label"] = POSTHOC_OWN_LABEL
+    order = ["preregistered", *[k for k in parts if k.startswith("preregistered_from_")],
+             "posthoc"]
+    parts = {k: parts[k] for k in order}
     held_measured, in_order = {}, [("first", measured)]
     swept_preds = dict(preds)     # the current model on every swept (config, shape)
     for round_ in [r for r in committed_rounds(folder) if r]:
@@ -368,6 +400,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
 
 
 __all__ = ["HELDOUT_ROUNDS", "NEIGHBOUR_RECORD_FILE", "OCCUPANCY_FILE", "POSTHOC_LABEL",
+           "POSTHOC_OWN_LABEL", "TRANSFER_RECORD_PREFIX", "transfer_records",
            "SHAPE_KEYS", "TARGETS", "all_sweeps", "committed_rounds", "occupancy_measured",
            "posthoc_predictions", "preregistered", "ranked_shapes", "recorded_times", "score",
            "selection_comparison", "summary", "sweep_file", "swept_components",

@@ -122,6 +122,52 @@ def table_validation(table: str, calib: Calib | None = None) -> dict:
             "rows": rows}
 
 
+def sibling_fits(spec, folder: str, root=None) -> list[str]:
+    """The other calibration folders under calibration/ whose GPU has the architecture of
+    `spec` and a stored fit.json (e.g. h200 for h100), sorted."""
+    from pathlib import Path
+
+    from gemmmodel import CALIBRATION_DIR
+    from gemmmodel.spec import load_spec
+
+    out = []
+    for path in sorted(Path(root or CALIBRATION_DIR).glob("*/fit.json")):
+        name = path.parent.name
+        if name == folder:
+            continue
+        try:
+            other = load_spec(name)
+        except GemmModelError:
+            continue
+        if str(other.arch) == str(spec.arch):
+            out.append(name)
+    return out
+
+
+def fit_transfer(samples: list[Sample], spec, calib: Calib | None, folder: str,
+                 root=None) -> list[dict]:
+    """Every sample predicted with a sibling GPU's stored efficiencies (sibling_fits), no
+    refit, on this GPU's own measured rates: how well a fit carries over to a GPU of the
+    same architecture that it never saw (the sibling's training set is its own timings)."""
+    import json
+
+    comps, kept = _components(samples, spec, calib)
+    if not kept:
+        return []
+    meas = [s.measured_s for s in kept]
+    arrays = components_arrays(comps)
+    out = []
+    for name in sibling_fits(spec, folder, root):
+        stored = json.loads(fit_path(name, root).read_text())
+        theta = dict(DEFAULT_FIT)
+        theta.update({k: float(v) for k, v in stored.get("params", {}).items()
+                      if k in DEFAULT_FIT})
+        pred = predict_times(arrays, theta)
+        out.append({"from": name, "params": theta, "fit_source": stored.get("source", ""),
+                    **{k: v for k, v in metrics(pred, meas).items()}})
+    return out
+
+
 def validate_gpu(gpu: str, write: bool = False, root=None,
                  fit_shapes: list[str] | None = None) -> dict:
     """Everything `gemmmodel validate --gpu G` reports (see module docstring).
@@ -145,6 +191,7 @@ def validate_gpu(gpu: str, write: bool = False, root=None,
     if samples:
         res = loko(samples, spec, calib)
         out.update({"method": "leave-one-kernel-out", **res})
+        out["fit_transfer"] = fit_transfer(samples, spec, calib, folder, root)
         train = [s for s in samples if not fit_shapes or s.shape_text in fit_shapes]
         if not train:
             raise BadArgument(f"no calibration sample has a shape in {fit_shapes}")

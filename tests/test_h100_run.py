@@ -1,0 +1,120 @@
+"""The first runs on an H100 (device runs H1-H3, 2026-11-28): issue 8's selection on a GPU
+the project had never run, ranked before the sweep with the spec alone and with the H200's
+calibration carried over; its own calibration measured after (calibration/h100/)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from gemmmodel import CALIBRATION_DIR
+
+H100 = Path(CALIBRATION_DIR) / "h100"
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    from gemmmodel.model.selection import selection_comparison
+
+    return selection_comparison("h100")
+
+
+def test_the_sweep_is_complete_and_from_an_h100():
+    rows = list(csv.DictReader((H100 / "selection_sweep.csv").open()))
+    assert len(rows) == 9 * 372
+    assert {r["gpu"] for r in rows} == {"NVIDIA H100 80GB HBM3"}
+    assert not [r for r in rows if r["error"]]
+    assert len({r["shape"] for r in rows}) == 9
+    run = (H100 / "gpu_run_h1.txt").read_text()
+    assert "NVIDIA H100 80GB HBM3" in run and "1980 MHz" in run and "580.159.04" in run
+
+
+def test_both_rankings_were_recorded_without_an_h100_calibration():
+    meta = json.loads((H100 / "selection_predictions.json").read_text())
+    assert meta["gpu_spec"] == "h100" and meta["fit_json_sha256"] is None
+    assert meta["calib_from"] == "h200" and len(meta["calib_from_fit_json_sha256"]) == 64
+    assert "a-priori" in meta["note"]
+    for name in ("selection_predictions.csv", "selection_predictions_from_h200.csv"):
+        rows = list(csv.DictReader((H100 / name).open()))
+        assert len(rows) == 9 * 372
+
+
+def test_preregistered_scores(comparison):
+    from gemmmodel.model.selection import POSTHOC_OWN_LABEL
+
+    pre, moved = comparison["preregistered"], comparison["preregistered_from_h200"]
+    assert pre["min_top1_pct_of_best"] == pytest.approx(89.1, abs=0.05)
+    assert pre["mean_top1_pct_of_best"] == pytest.approx(93.7, abs=0.05)
+    assert pre["min_top3_pct_of_best"] == pytest.approx(91.5, abs=0.05)
+    assert pre["time_error"]["mape"] == pytest.approx(0.259, abs=0.0005)
+    assert moved["min_top1_pct_of_best"] == pytest.approx(89.5, abs=0.05)
+    assert moved["mean_top1_pct_of_best"] == pytest.approx(95.1, abs=0.05)
+    assert moved["time_error"]["mape"] == pytest.approx(0.114, abs=0.0005)
+    assert not pre["meets_targets"] and not moved["meets_targets"]
+    assert comparison["posthoc"]["label"] == POSTHOC_OWN_LABEL
+    assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
+
+
+def test_the_h200s_best_configs_are_the_h100s():
+    """Same SM, other HBM: at every issue shape the config measured fastest on the H200
+    runs within 0.5 % of the H100's best on the H100, and the median config runs within
+    3 % of its H200 time."""
+    from gemmmodel.model.selection import sweep_measured
+
+    h100, h200 = sweep_measured(H100), sweep_measured(Path(CALIBRATION_DIR) / "h200")
+    for shape in {s for _, s in h100}:
+        here = {n: t for (n, s), t in h100.items() if s == shape}
+        there = {n: t for (n, s), t in h200.items() if s == shape}
+        assert min(here.values()) / here[min(there, key=there.get)] > 0.995
+        ratios = sorted(here[n] / there[n] for n in here if n in there)
+        assert 0.97 < ratios[len(ratios) // 2] < 1.03
+
+
+def test_question_8_on_the_h100():
+    """64x64x16/4x4 loses to 128x128x8/8x8 on the H100 as on the H200 (plain template)."""
+    from gemmmodel.model.selection import sweep_measured
+
+    t = sweep_measured(H100)
+    shape = (4096, 4096, 4096, 1)
+    assert t[("64x64x16/4x4", shape)] / t[("128x128x8/8x8", shape)] == pytest.approx(1.31,
+                                                                                     abs=0.02)
+
+
+def test_h100_summary_matches_its_microbenchmarks(tmp_path):
+    from gemmmodel.calibrate.summary import write_summary
+    from gemmmodel.spec import load_spec
+
+    for name in ("micro.csv", "kernels.csv", "template.csv", "batched.csv", "provenance.json"):
+        (tmp_path / name).write_bytes((H100 / name).read_bytes())
+    fresh = json.loads(write_summary(tmp_path, load_spec("h100")).read_text())["headline"]
+    committed = json.loads((H100 / "summary.json").read_text())["headline"]
+    for key in ("dram_read_Bps", "l2_read_Bps", "lds_bytes_per_clk_per_sm",
+                "fma_peak_flop_per_s", "latency_l2_cycles", "launch_overhead_s"):
+        assert fresh[key]["measured"] == pytest.approx(committed[key]["measured"])
+    assert committed["dram_read_Bps"]["measured"] == pytest.approx(3.0e12, rel=0.01)
+    assert committed["latency_l2_cycles"]["measured"] == pytest.approx(281, abs=1)
+
+
+def test_validate_h100_and_the_h200_fit_carried_over():
+    from gemmmodel.model.validate import validate_gpu
+
+    res = validate_gpu("h100")
+    assert res["calibration"] == "h100" and res["n"] == 816
+    assert res["mape"] == pytest.approx(0.084, abs=0.001) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.829, abs=0.001)
+    (moved,) = res["fit_transfer"]
+    assert moved["from"] == "h200" and moved["n"] == 816
+    assert moved["mape"] == pytest.approx(0.084, abs=0.001)
+    assert moved["kendall_tau"] == pytest.approx(0.831, abs=0.001)
+
+
+def test_git_commit_prefers_the_device_scripts_commit(monkeypatch):
+    from gemmmodel.calibrate.provenance import git_commit
+
+    monkeypatch.setenv("GEMMMODEL_COMMIT", "4083994")
+    assert git_commit() == "4083994"
+    monkeypatch.setenv("GEMMMODEL_COMMIT", "unknown")   # the scripts' placeholder: git's
+    assert git_commit() != "4083994" and git_commit()
