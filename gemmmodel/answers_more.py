@@ -9,13 +9,21 @@ from gemmmodel.compile.table import TEMPLATE_CONFIGS as Q8_CONFIGS
 from gemmmodel.errors import GemmModelError
 
 
+#: The NVIDIA GPU whose calibration the answers, reports and `selection` use by default: the
+#: one most measured (REFERENCE.md section 3's H200; the H100 of calibration/h100/ was run in
+#: session 53 only). Another calibrated GPU is named with --gpu.
+PRIMARY_NVIDIA = "h200"
+
+
 def default_nvidia() -> str:
-    """The calibrated NVIDIA GPU (a calibration/<gpu>/ folder whose spec is NVIDIA), else
-    the H200 spec (REFERENCE.md section 3's GPU)."""
+    """PRIMARY_NVIDIA where calibration/ holds it, else the first calibrated NVIDIA GPU (a
+    calibration/<gpu>/ folder named by a spec name), else the H200 spec."""
     from gemmmodel import CALIBRATION_DIR
     from gemmmodel.spec import list_specs, load_spec
 
     names = set(list_specs())
+    if (CALIBRATION_DIR / PRIMARY_NVIDIA).is_dir():
+        return PRIMARY_NVIDIA
     if CALIBRATION_DIR.is_dir():
         for folder in sorted(CALIBRATION_DIR.iterdir()):
             if folder.name in names and load_spec(folder.name).vendor == "nvidia":

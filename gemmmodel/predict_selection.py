@@ -207,7 +207,10 @@ def selection_summary(calibration_dir) -> dict:
         how = "computed now with the current model"
     # in-sample only when the fit that ranked the shapes trained on template configs: for a
     # recorded ranking that is the fit named by its record, not today's fit.json
-    training = _training(folder, meta.get("fit_json_sha256") if meta else None)
+    if meta and "fit_json_sha256" in meta and meta["fit_json_sha256"] is None:
+        training = []       # recorded with no fit at all (a GPU with no calibration then)
+    else:
+        training = _training(folder, meta.get("fit_json_sha256") if meta else None)
     rows = []
     for shape in sorted({s for _, s in keys}):
         names = [n for n, s in keys if s == shape and (n, s) in preds]

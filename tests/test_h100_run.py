@@ -118,3 +118,13 @@ def test_git_commit_prefers_the_device_scripts_commit(monkeypatch):
     assert git_commit() == "4083994"
     monkeypatch.setenv("GEMMMODEL_COMMIT", "unknown")   # the scripts' placeholder: git's
     assert git_commit() != "4083994" and git_commit()
+
+
+def test_selection_summary_of_the_h100_claims_no_fit():
+    """The ranking was recorded with no fit (fit_json_sha256 null), so the later fit.json's
+    template training set does not make it in-sample; the folder is found by the spec name."""
+    from gemmmodel.predict import selection_summary
+
+    res = selection_summary("sm_90")
+    assert res["folder"].endswith("h100") and res["training_set"] == []
+    assert not res["in_sample"] and len(res["shapes"]) >= 4

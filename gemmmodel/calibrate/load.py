@@ -22,11 +22,16 @@ BOOLEAN = ("noisy", "check_passed")
 
 
 def calibration_dir(gpu: str | Path, root: str | Path = CALIBRATION_DIR) -> Path:
-    """The folder of a GPU: a path to a folder, or a name under calibration/."""
+    """The folder of a GPU: a path to a folder, or a name under calibration/ (a spec name
+    finds its alias's folder and the other way round: sm_90 -> calibration/h100)."""
     path = Path(gpu)
     if path.is_dir():
         return path
     path = Path(root) / str(gpu)
+    if not path.is_dir():
+        from gemmmodel.model.calib import calibration_name
+
+        path = Path(root) / calibration_name(str(gpu), Path(root))
     if not path.is_dir():
         have = sorted(p.name for p in Path(root).glob("*") if p.is_dir()) if Path(
             root).is_dir() else []
