@@ -184,14 +184,17 @@ def _neighbour_factors(spec, shape, configs, calib, device_regs, jobs: int, root
 
 def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
          jobs: int | None = None, neighbours: bool = False, progress=None,
-         calib_from: str | None = None) -> dict:
+         calib_from: str | None = None, neighbours_from: str | None = None) -> dict:
     """Rank the search space of `gpu` (spec name or file) at `size` (module docstring).
     `jobs` > 1 assembles in that many forked processes (helps on an idle multi-core
     machine; one process by default). `neighbours`: rank by the model's time times the
     measured-neighbour factor (gemmmodel.model.neighbours; needs committed sweeps of
     `gpu`); each item then also has `model_s` and `neighbour_factor`. `calib_from`: rank
     with another GPU's calibration of the same architecture in place of `gpu`'s own
-    (gemmmodel.model.calib.transfer_calib: its DRAM and clocks stay `gpu`'s spec)."""
+    (gemmmodel.model.calib.transfer_calib: its DRAM and clocks stay `gpu`'s spec).
+    `neighbours_from`: the measured-neighbour factors of another GPU of the same
+    architecture (its model, calibration and registers against its own sweeps) applied to
+    `gpu`'s model: for a GPU with no sweeps of its own (implies `neighbours`)."""
     from gemmmodel.explain import device_registers, parse_shape, term_diff
     from gemmmodel.model import load_calib
     from gemmmodel.spec import load_spec
@@ -205,9 +208,10 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
     if calib_from:
         from gemmmodel.model.calib import transfer_calib
 
-        if neighbours:
+        if neighbours and not neighbours_from:
             raise BadArgument("--calib-from and --neighbours do not combine: the neighbours "
-                              "are the sweeps of the GPU ranked for")
+                              "are the sweeps of the GPU ranked for (--neighbours-from G "
+                              "takes another GPU's)")
         calib = transfer_calib(calib_from, spec, root)
     else:
         calib = load_calib(spec.name, root)
@@ -238,7 +242,17 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
         for j, i in enumerate(idx):
             times[i], sources[i] = sub_t[j], sub_s[j]
     factors, neighbour_info = np.ones(len(configs)), None
-    if neighbours:
+    if neighbours_from:
+        src = load_spec(neighbours_from)
+        if str(src.arch) != str(spec.arch):
+            raise BadArgument(f"--neighbours-from {neighbours_from}: its architecture "
+                              f"{src.arch} is not {spec.arch}")
+        factors, neighbour_info = _neighbour_factors(
+            src, shape, configs, load_calib(src.name, root), device_registers(src.name, root),
+            jobs, root, progress)
+        neighbour_info["from"] = src.name
+        times = times * factors
+    elif neighbours:
         factors, neighbour_info = _neighbour_factors(spec, shape, configs, calib, device_regs,
                                                      jobs, root, progress)
         times = times * factors

@@ -88,3 +88,17 @@ def test_predict_cli_names_the_calibration(capsys):
     assert "transferred" in res["calibration"]["folder"] and len(res["top"]) == 2
     assert main(["predict", "--gpu", "h100", "--size", "2048x2048x2048",
                  "--calib-from", "gfx908"]) != 0
+
+
+def test_neighbours_from_a_sibling_correct_this_gpus_model(h200_only):
+    """--neighbours-from h200: the H200's model errors at its nearest swept shapes scale the
+    H100's model (a priori here, as no H100 folder exists in this root)."""
+    res = rank("h100", "3000x5000x2500", top=3, neighbours_from="h200", root=h200_only)
+    plain = rank("h100", "3000x5000x2500", top=200, root=h200_only)
+    model = {t["name"]: t["predicted_s"] for t in plain["top"]}
+    assert res["neighbours"]["from"] == "h200" and res["neighbours"]["neighbours"] == 16
+    for item in res["top"]:
+        assert item["model_s"] == pytest.approx(model.get(item["name"], item["model_s"]))
+        assert item["predicted_s"] == pytest.approx(item["model_s"] * item["neighbour_factor"])
+    with pytest.raises(BadArgument, match="architecture"):
+        rank("gfx908", "3000x5000x2500", neighbours_from="h200", root=h200_only)

@@ -36,12 +36,13 @@ SHAPES = ("2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "8192x256x8192",
 
 
 def _record(gpu: str, shapes, timing: dict, neighbours: bool,
-            calib_from: str | None = None) -> list[dict]:
+            calib_from: str | None = None, neighbours_from: str | None = None) -> list[dict]:
     """The full ranking per shape as rows; seconds per shape into `timing`."""
     rows = []
     for shape in shapes:
         t0 = time.perf_counter()
-        res = rank(gpu, shape, top=100000, neighbours=neighbours, calib_from=calib_from)
+        res = rank(gpu, shape, top=100000, neighbours=neighbours, calib_from=calib_from,
+                   neighbours_from=neighbours_from)
         timing[shape] = time.perf_counter() - t0
         order = 0
         for item in res["top"]:
@@ -74,6 +75,9 @@ def main() -> int:
                         "(same architecture; for a GPU with no calibration of its own)")
     p.add_argument("--neighbours", action="store_true",
                    help="also record the measured-neighbour ranking (predict --neighbours)")
+    p.add_argument("--neighbours-from", default="",
+                   help="with --neighbours: take the correction from this GPU's sweeps "
+                        "(predict --neighbours-from; same architecture)")
     args = p.parse_args()
     shapes = tuple(s.strip() for s in args.shapes.split(",") if s.strip())
     suffix = f"_{args.round}" if args.round else ""
@@ -87,7 +91,8 @@ def main() -> int:
                _record(args.gpu, shapes, transfer_timing, False, args.calib_from))
     if args.neighbours:
         _write(out / f"selection_predictions_neighbours{suffix}.csv",
-               _record(args.gpu, shapes, neighbour_timing, True))
+               _record(args.gpu, shapes, neighbour_timing, True,
+                       neighbours_from=args.neighbours_from or None))
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[1]).stdout.strip()
     meta = {"recorded_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -95,6 +100,7 @@ def main() -> int:
             "round": args.round or "first",
             "fit_json_sha256": fit_sha256(out), "predict_seconds_per_shape": timing,
             **({"neighbours_seconds_per_shape": neighbour_timing} if args.neighbours else {}),
+            **({"neighbours_from": args.neighbours_from} if args.neighbours_from else {}),
             **({"calib_from": args.calib_from,
                 "calib_from_fit_json_sha256": fit_sha256(out.parent / args.calib_from),
                 "calib_from_seconds_per_shape": transfer_timing} if args.calib_from else {}),

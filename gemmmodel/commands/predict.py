@@ -41,6 +41,10 @@ def add_parser(sub) -> None:
                         "plain or bounds-checked (gemmmodel.model.neighbours; "
                         "only on a GPU with committed sweeps; its prequential record: "
                         "gemmmodel selection --posthoc)")
+    p.add_argument("--neighbours-from", metavar="GPU",
+                   help="the measured-neighbour correction of another GPU of the same "
+                        "architecture (its model against its own sweeps) applied to this "
+                        "GPU's model: for a GPU with no sweeps of its own")
     p.add_argument("--calib-from", metavar="GPU",
                    help="rank with another calibrated GPU's measurements and fitted "
                         "efficiencies (same architecture; e.g. --gpu h100 --calib-from h200): "
@@ -111,7 +115,8 @@ def render(res: dict) -> str:
     nb = res.get("neighbours")
     if nb:
         lines.append(f"measured-neighbour correction: predicted = model x the model's error "
-                     f"for the config at its {nb['neighbours']} nearest swept shapes of the same "
+                     + (f"on {nb['from']} " if nb.get("from") else "")
+                     + f"for the config at its {nb['neighbours']} nearest swept shapes of the same "
                      f"build (shrink {nb['shrink']:g}), among "
                      f"{', '.join(nb['shapes_used'][:4])}"
                      + (f" and {len(nb['shapes_used']) - 4} more" if len(nb['shapes_used']) > 4
@@ -195,7 +200,8 @@ def run(args) -> int:
         raise BadArgument("--size MxNxK is required to rank configs")
     res = rank(args.gpu, args.size, top=args.top, compile_top=args.compile, jobs=args.jobs,
                neighbours=args.neighbours, progress=progress,
-               calib_from=getattr(args, "calib_from", None))
+               calib_from=getattr(args, "calib_from", None),
+               neighbours_from=getattr(args, "neighbours_from", None))
     if args.verify:
         res = verify(res)
     return emit(args, res, render)
