@@ -128,3 +128,23 @@ def test_selection_summary_of_the_h100_claims_no_fit():
     res = selection_summary("sm_90")
     assert res["folder"].endswith("h100") and res["training_set"] == []
     assert not res["in_sample"] and len(res["shapes"]) >= 4
+
+
+def test_the_h100_heldout_round(comparison):
+    """Run H4: six shapes no GPU had swept, three rankings recorded before the sweep."""
+    rows = list(csv.DictReader((H100 / "selection_sweep_heldout.csv").open()))
+    assert len(rows) == 6 * 372 and not [r for r in rows if r["error"]]
+    assert {r["gpu"] for r in rows} == {"NVIDIA H100 80GB HBM3"}
+    meta = json.loads((H100 / "selection_predictions_heldout.json").read_text())
+    assert meta["fit_json_sha256"] and meta["neighbours_from"] == "h200"
+    own, moved = comparison["heldout"], comparison["heldout_from_h200"]
+    nb = comparison["heldout_neighbours"]
+    assert own["min_top1_pct_of_best"] == pytest.approx(95.2, abs=0.05)   # >= 95 everywhere
+    assert own["mean_top1_pct_of_best"] == pytest.approx(96.8, abs=0.05)
+    assert own["min_top3_pct_of_best"] == pytest.approx(95.2, abs=0.05)   # top3 misses 98
+    assert not own["meets_targets"]
+    assert moved["min_top1_pct_of_best"] == pytest.approx(92.6, abs=0.05)
+    assert nb["min_top1_pct_of_best"] == pytest.approx(66.3, abs=0.05)
+    assert nb["time_error"]["mape"] == pytest.approx(0.051, abs=0.0005)
+    assert own["time_error"]["mape"] == pytest.approx(0.094, abs=0.0005)
+    assert "neighbours-from h200" in nb["label"]

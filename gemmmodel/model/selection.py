@@ -333,12 +333,25 @@ def selection_comparison(gpu: str, root=None) -> dict:
                          "shapes": h_rows, **summary(h_rows),
                          "time_error": time_error(h_measured,
                                                   recorded_times(folder, round_))}
+        for t_name in sorted(p.name for p in folder.glob(
+                f"{TRANSFER_RECORD_PREFIX}*_{round_}.csv")):
+            source = t_name[len(TRANSFER_RECORD_PREFIX):-len(f"_{round_}.csv")]
+            t_ranks, _ = preregistered(folder, "", t_name)
+            t_rows = score(h_measured, t_ranks)
+            parts[f"{round_}_from_{source}"] = {
+                "label": f"pre-registered, held-out round {round_}: ranked with {source}'s "
+                         f"calibration carried over (predict --calib-from {source}), before "
+                         "its sweep", "file": t_name, "shapes": t_rows, **summary(t_rows),
+                "time_error": time_error(h_measured, recorded_times(folder, "", t_name))}
         if (folder / _round_file(NEIGHBOUR_RECORD_FILE, round_)).is_file():
             n_ranks, _ = preregistered(folder, round_, NEIGHBOUR_RECORD_FILE)
             n_rows = score(h_measured, n_ranks)
+            how = (f"predict --neighbours-from {h_meta['neighbours_from']}: that GPU's "
+                   "measured neighbours on this GPU's model" if h_meta.get("neighbours_from")
+                   else "predict --neighbours")
             parts[f"{round_}_neighbours"] = {
                 "label": f"pre-registered, held-out round {round_}: the measured-neighbour "
-                         "ranking (predict --neighbours) recorded with it, before its sweep",
+                         f"ranking ({how}) recorded with it, before its sweep",
                 "file": _round_file(NEIGHBOUR_RECORD_FILE, round_), "shapes": n_rows,
                 **summary(n_rows),
                 "time_error": time_error(h_measured, recorded_times(
