@@ -143,8 +143,11 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
                 except GemmModelError:
                     pass
         if regs:
+            from gemmmodel.model.calib import calibration_name
+
             return (template_facts(ref.config, spec, regs),
-                    f"registers reported on the GPU (calibration/{spec.name}/template.csv)")
+                    f"registers reported on the GPU "
+                    f"(calibration/{calibration_name(spec.name)}/template.csv)")
         try:
             from gemmmodel.compile import facts_for
 

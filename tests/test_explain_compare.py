@@ -102,7 +102,7 @@ def test_cli_errors_are_one_line_exit_2(argv, words, capsys):
     assert captured.err.count("\n") == 1 and words in captured.err
 
 
-@pytest.mark.parametrize("gpu,first", [("gfx906", "64x64x16/4x4"), ("h100", "128x128x8/8x8"),
+@pytest.mark.parametrize("gpu,first", [("gfx906", "64x64x16/4x4"), ("sm_80", "128x128x8/8x8"),
                                        ("gfx908", "64x64x16/4x4")])
 def test_compare_on_shipped_facts_without_a_compiler(gpu, first):
     """With no compiler (allow_compile=False) the pair takes its resources from the shipped
@@ -112,3 +112,12 @@ def test_compare_on_shipped_facts_without_a_compiler(gpu, first):
     _check_structure(res)
     assert res["predicted_order"][0] == first
     assert all("template_facts.csv" in it["facts_source"] for it in res["items"])
+
+
+def test_compare_on_the_h100_takes_its_own_registers():
+    """The H100 has a calibration since session 53: its template.csv registers (occupancy
+    rows of device run H3), and the question-8 order of the plain template, as measured
+    there (tests/test_h100_run.py)."""
+    res = compare(PAIR, "h100", "4096x4096x4096", allow_compile=False)
+    assert res["predicted_order"][0] == "128x128x8/8x8"
+    assert all("calibration/h100/template.csv" in it["facts_source"] for it in res["items"])
