@@ -103,12 +103,34 @@ def test_validate_h100_and_the_h200_fit_carried_over():
 
     res = validate_gpu("h100")
     assert res["calibration"] == "h100" and res["n"] == 816
-    assert res["mape"] == pytest.approx(0.084, abs=0.001) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.829, abs=0.001)
+    assert res["mape"] == pytest.approx(0.0808, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8436, abs=0.0005)
+    assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.084, abs=0.001)
-    assert moved["kendall_tau"] == pytest.approx(0.831, abs=0.001)
+    assert moved["mape"] == pytest.approx(0.0802, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8463, abs=0.0005)
+    # the two fits (each on its own GPU's 816 samples) are close: SM properties
+    h100 = json.loads((H100 / "fit.json").read_text())["params"]
+    h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
+    for key in ("lds_efficiency", "issue_efficiency", "async_wait_clk", "mem_instr_clk"):
+        assert h100[key] == pytest.approx(h200[key], rel=0.05)
+
+
+def test_the_h100_fetch_table_is_the_h200s():
+    """Run H5: the straight-line FFMA loop's issue rate per code size and warps per
+    scheduler on the H100 is within 1.5 % of the H200's (run AC) at all 114 points."""
+    a = json.loads((H100 / "icache.json").read_text())
+    b = json.loads((Path(CALIBRATION_DIR) / "h200" / "icache.json").read_text())
+    assert a["gpu"] == "NVIDIA H100 80GB HBM3" and len(a["rows"]) == 114
+    there = {(r["body_ffma"], r["warps_per_scheduler"]): r["fma_rate_per_scheduler"]
+             for r in b["rows"]}
+    for r in a["rows"]:
+        ref = there[(r["body_ffma"], r["warps_per_scheduler"])]
+        assert r["fma_rate_per_scheduler"] == pytest.approx(ref, rel=0.015)
+    # past the instruction cache one warp per scheduler issues at ~0.17 (measured 0.170)
+    big = [r for r in a["rows"] if r["body_ffma"] == 16384 and r["warps_per_scheduler"] == 1]
+    assert big[0]["fma_rate_per_scheduler"] == pytest.approx(0.17, abs=0.01)
 
 
 def test_git_commit_prefers_the_device_scripts_commit(monkeypatch):
