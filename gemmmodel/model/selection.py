@@ -263,6 +263,27 @@ def posthoc_predictions(folder: Path, spec, keys) -> dict:
             for (name, shape), comp in swept_components(folder, spec, keys, calib).items()}
 
 
+def _transfer_parts(folder: Path, measured: dict, round_: str = "") -> dict:
+    """{part key: scored part} for each ranking of `round_` ("" = the first) recorded with
+    another GPU's calibration carried over (TRANSFER_RECORD_PREFIX<G>[_<round>].csv)."""
+    folder = Path(folder)
+    names = (transfer_records(folder) if not round_ else
+             sorted(p.name for p in folder.glob(f"{TRANSFER_RECORD_PREFIX}*_{round_}.csv")))
+    tail = f"_{round_}.csv" if round_ else ".csv"
+    where = f"held-out round {round_}" if round_ else "the first round"
+    out = {}
+    for name in names:
+        source = name[len(TRANSFER_RECORD_PREFIX):-len(tail)]
+        ranks, _ = preregistered(folder, "", name)
+        rows = score(measured, ranks)
+        out[f"{round_ or 'preregistered'}_from_{source}"] = {
+            "label": f"pre-registered, {where}: ranked with {source}'s calibration carried "
+                     f"over (predict --calib-from {source}), before its sweep",
+            "file": name, "shapes": rows, **summary(rows),
+            "time_error": time_error(measured, recorded_times(folder, "", name))}
+    return out
+
+
 def selection_comparison(gpu: str, root=None) -> dict:
     """The tables for calibration/<gpu>/, in res["order"]: the first round's pre-registered
     ranking (as recorded) and its post hoc re-ranking with the current model
@@ -299,15 +320,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
              "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
-    for name in transfer_records(folder):
-        source = name[len("selection_predictions_from_"):-len(".csv")]
-        t_ranks, _ = preregistered(folder, "", name)
-        t_rows = score(measured, t_ranks)
-        parts[f"preregistered_from_{source}"] = {
-            "label": f"pre-registered with {source}'s calibration carried over (predict "
-                     f"--calib-from {source}; recorded with the ranking above, before the "
-                     "sweep)", "file": name, "shapes": t_rows, **summary(t_rows),
-            "time_error": time_error(measured, recorded_times(folder, "", name))}
+    parts.update(_transfer_parts(folder, measured))
     if meta and meta.get("fit_json_sha256") is None:
         # a GPU that had no calibration when its ranking was recorded: the post hoc part
         # is its own calibration measured after the sweep, not a changed model
@@ -333,16 +346,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
                          "shapes": h_rows, **summary(h_rows),
                          "time_error": time_error(h_measured,
                                                   recorded_times(folder, round_))}
-        for t_name in sorted(p.name for p in folder.glob(
-                f"{TRANSFER_RECORD_PREFIX}*_{round_}.csv")):
-            source = t_name[len(TRANSFER_RECORD_PREFIX):-len(f"_{round_}.csv")]
-            t_ranks, _ = preregistered(folder, "", t_name)
-            t_rows = score(h_measured, t_ranks)
-            parts[f"{round_}_from_{source}"] = {
-                "label": f"pre-registered, held-out round {round_}: ranked with {source}'s "
-                         f"calibration carried over (predict --calib-from {source}), before "
-                         "its sweep", "file": t_name, "shapes": t_rows, **summary(t_rows),
-                "time_error": time_error(h_measured, recorded_times(folder, "", t_name))}
+        parts.update(_transfer_parts(folder, h_measured, round_))
         if (folder / _round_file(NEIGHBOUR_RECORD_FILE, round_)).is_file():
             n_ranks, _ = preregistered(folder, round_, NEIGHBOUR_RECORD_FILE)
             n_rows = score(h_measured, n_ranks)
