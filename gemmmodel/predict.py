@@ -71,10 +71,8 @@ def _facts_for(cfg, spec, device_regs: dict, compiled: dict, shape) -> tuple[obj
         return compiled[cfg.name], "compiler"
     regs = device_regs.get(cfg.name)
     facts = template_facts(cfg, spec, regs, shape)
-    if facts and facts.get("edge"):
+    if facts and (facts.get("edge") or facts.get("regs_source")):
         return facts, str(facts.get("regs_source", "edge table"))
-    if facts and facts.get("regs_source"):
-        return facts, str(facts["regs_source"])
     return facts, ("device" if regs else "estimate")
 
 
@@ -243,10 +241,9 @@ def rank(gpu, size, top: int = 10, compile_top: int = 0, root=None,
             times[i], sources[i] = sub_t[j], sub_s[j]
     factors, neighbour_info = np.ones(len(configs)), None
     if neighbours_from:
-        src = load_spec(neighbours_from)
-        if str(src.arch) != str(spec.arch):
-            raise BadArgument(f"--neighbours-from {neighbours_from}: its architecture "
-                              f"{src.arch} is not {spec.arch}")
+        from gemmmodel.model.calib import sibling_spec
+
+        src = sibling_spec(neighbours_from, spec, "--neighbours-from")
         factors, neighbour_info = _neighbour_factors(
             src, shape, configs, load_calib(src.name, root), device_registers(src.name, root),
             jobs, root, progress)

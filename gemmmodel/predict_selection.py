@@ -181,12 +181,15 @@ def fit_sha256(folder: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-def _training(folder: Path, recorded_sha: str | None = None) -> list[str]:
+def _training(folder: Path, meta: dict | None = None) -> list[str]:
     """The training set of the fit behind the scored predictions: fit.json's, unless the
-    predictions were recorded with another fit (its sha256 in the record's .json differs),
-    whose training set the record does not hold: then none is claimed."""
+    record's .json (`meta`) says they were recorded with another fit (its sha256 differs),
+    whose training set the record does not hold, or with none (sha256 null: a GPU with no
+    calibration then): then none is claimed. A record without the key claims fit.json's."""
     sha = fit_sha256(folder)
-    if sha is None or (recorded_sha is not None and sha != recorded_sha):
+    meta = meta or {}
+    recorded_sha = meta.get("fit_json_sha256")
+    if sha is None or ("fit_json_sha256" in meta and recorded_sha != sha):
         return []
     return list(json.loads((folder / "fit.json").read_text()).get("training_set", []))
 
@@ -207,10 +210,7 @@ def selection_summary(calibration_dir) -> dict:
         how = "computed now with the current model"
     # in-sample only when the fit that ranked the shapes trained on template configs: for a
     # recorded ranking that is the fit named by its record, not today's fit.json
-    if meta and "fit_json_sha256" in meta and meta["fit_json_sha256"] is None:
-        training = []       # recorded with no fit at all (a GPU with no calibration then)
-    else:
-        training = _training(folder, meta.get("fit_json_sha256") if meta else None)
+    training = _training(folder, meta)
     rows = []
     for shape in sorted({s for _, s in keys}):
         names = [n for n, s in keys if s == shape and (n, s) in preds]

@@ -10,7 +10,8 @@
 Writes selection_predictions[_<round>].csv (shape, rank, config, predicted_s, bottleneck) and
 selection_predictions.json (when, which fit, the commit, seconds per shape). With
 --calib-from G also selection_predictions_from_<G>[_<round>].csv: the ranking with GPU G's
-calibration transferred (gemmmodel.model.calib.transfer_calib). With --neighbours also selection_predictions_neighbours[_<round>].csv: the ranking of
+calibration transferred (gemmmodel.model.calib.transfer_calib). With --neighbours also
+selection_predictions_neighbours[_<round>].csv: the ranking of
 `predict --neighbours` (gemmmodel.model.neighbours), scored beside the model's own. Configs the
 model cannot tell apart (gemmmodel.predict TIE_REL) keep the order rank() lists them in.
 """
@@ -29,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gemmmodel.predict import rank  # noqa: E402
+from gemmmodel.model.selection import TRANSFER_RECORD_PREFIX  # noqa: E402
 from gemmmodel.predict_selection import fit_sha256  # noqa: E402
 
 SHAPES = ("2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "8192x256x8192",
@@ -87,7 +89,7 @@ def main() -> int:
     _write(out / f"selection_predictions{suffix}.csv", _record(args.gpu, shapes, timing, False))
     transfer_timing = {}
     if args.calib_from:
-        _write(out / f"selection_predictions_from_{args.calib_from}{suffix}.csv",
+        _write(out / f"{TRANSFER_RECORD_PREFIX}{args.calib_from}{suffix}.csv",
                _record(args.gpu, shapes, transfer_timing, False, args.calib_from))
     if args.neighbours:
         _write(out / f"selection_predictions_neighbours{suffix}.csv",

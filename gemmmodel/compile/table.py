@@ -282,7 +282,7 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
         plain_regs, plain_source = table["regs"], "plain table"
     out = _model_facts(cfg, table, (device or table.get("regs") or regs) if edge else plain_regs,
                        bool(table) and edge)
-    if out is not None and plain_source and out.get("regs"):
+    if plain_source:
         out["regs_source"] = plain_source
     if out is not None and out.get("edge"):
         out["regs_source"] = ("batched entry (device)" if device else

@@ -215,6 +215,20 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
 BOARD_KEYS = ("dram_bandwidth_Bps", "dram_latency_s", "clock_hz", "fp32_flops")
 
 
+def sibling_spec(name: str, target_spec, option: str):
+    """The spec of GPU `name`, which must share `target_spec`'s architecture for a
+    calibration or measurement of it to stand in for the target's (`option` names the flag
+    in the error); BadArgument otherwise."""
+    from gemmmodel.spec import load_spec
+
+    spec = load_spec(name)
+    if str(spec.arch) != str(target_spec.arch):
+        raise BadArgument(f"{option} {name}: its architecture {spec.arch} is not "
+                          f"{target_spec.arch}; only GPUs of one architecture stand in for "
+                          "each other")
+    return spec
+
+
 def transfer_calib(source: str, target_spec, root: Path | None = None) -> Calib:
     """The calibration of GPU `source` carried over to `target_spec`, a GPU with no
     calibration of its own but the same architecture (e.g. the H200's to the H100 SXM: the
@@ -222,18 +236,10 @@ def transfer_calib(source: str, target_spec, root: Path | None = None) -> Calib:
     measured tables and the fitted parameters with their training set. BadArgument where the
     architectures differ or `source` has nothing measured. An assumption, named in `source`:
     what the two boards share was not measured on the target."""
-    from gemmmodel.spec import load_spec
-
-    src_spec = load_spec(source)
-    if str(src_spec.arch) != str(target_spec.arch):
-        raise BadArgument(
-            f"--calib-from {source}: its architecture {src_spec.arch} is not "
-            f"{target_spec.arch}; a calibration transfers only between GPUs of one "
-            "architecture")
-    src = load_calib(src_spec.name, root)
+    src = load_calib(sibling_spec(source, target_spec, "--calib-from").name, root)
     if not src.values and not src.fit:
         raise BadArgument(f"--calib-from {source}: no calibration under "
-                             f"{Path(root or CALIBRATION_DIR) / src.gpu}")
+                          f"{Path(root or CALIBRATION_DIR) / src.gpu}")
     values = {k: v for k, v in src.values.items() if k not in BOARD_KEYS}
     return Calib(gpu=str(target_spec.name), values=values, fit=dict(src.fit),
                  training=src.training,

@@ -12,6 +12,10 @@ Targets (reported, never tuned to): NVIDIA LOKO MAPE <= 10 %, tau >= 0.9; MI100 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import json
+
 import numpy as np
 from scipy import stats
 
@@ -125,8 +129,6 @@ def table_validation(table: str, calib: Calib | None = None) -> dict:
 def sibling_fits(spec, folder: str, root=None) -> list[str]:
     """The other calibration folders under calibration/ whose GPU has the architecture of
     `spec` and a stored fit.json (e.g. h200 for h100), sorted."""
-    from pathlib import Path
-
     from gemmmodel import CALIBRATION_DIR
     from gemmmodel.spec import load_spec
 
@@ -149,8 +151,6 @@ def fit_transfer(samples: list[Sample], spec, calib: Calib | None, folder: str,
     """Every sample predicted with a sibling GPU's stored efficiencies (sibling_fits), no
     refit, on this GPU's own measured rates: how well a fit carries over to a GPU of the
     same architecture that it never saw (the sibling's training set is its own timings)."""
-    import json
-
     comps, kept = _components(samples, spec, calib)
     if not kept:
         return []
@@ -164,7 +164,7 @@ def fit_transfer(samples: list[Sample], spec, calib: Calib | None, folder: str,
                       if k in DEFAULT_FIT})
         pred = predict_times(arrays, theta)
         out.append({"from": name, "params": theta, "fit_source": stored.get("source", ""),
-                    **{k: v for k, v in metrics(pred, meas).items()}})
+                    **metrics(pred, meas)})
     return out
 
 
