@@ -85,8 +85,11 @@ def _device_edge_note(name: str, spec, regs) -> str:
     device = device_build_registers(str(getattr(spec, "name", ""))).get(("edge", name))
     if device is None or regs is None or int(device) == int(regs):
         return ""
+    from gemmmodel.model.calib import calibration_name
+
     return (f"; the GPU's compiler gave this build {device} registers "
-            f"(calibration/{spec.name}/build_registers.csv), the model uses the table's {regs}")
+            f"(calibration/{calibration_name(spec.name)}/build_registers.csv), the model uses "
+            f"the table's {regs}")
 
 
 @lru_cache(maxsize=2)
@@ -131,7 +134,10 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
                 path = template_table_path(str(spec.compile_target), edge=True, batched=batched)
                 where = f"{path.parent.name}/{path.name}"
                 if facts.get("regs_source") == "batched entry (device)":
-                    where += f", registers from calibration/{spec.name}/build_registers.csv"
+                    from gemmmodel.model.calib import calibration_name
+
+                    where += (", registers from calibration/"
+                              f"{calibration_name(spec.name)}/build_registers.csv")
                 elif not batched:
                     where += _device_edge_note(ref.config.name, spec, facts.get("regs"))
                 what = "strided-batched entry" if batched else "bounds-checked build (EDGE=1)"

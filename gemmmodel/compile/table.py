@@ -302,12 +302,17 @@ def device_build_registers(gpu: str) -> dict:
     """{(build, config name): registers per thread} that the GPU's own compiler gave the
     strided-batched entry ("batched") and the bounds-checked uniform build ("edge"):
     calibration/<gpu>/build_registers.csv (device run W, tools/device/batched_registers.py,
-    cuFuncGetAttribute after NVRTC); {} where the GPU has none. template_facts takes the
+    cuFuncGetAttribute after NVRTC; the folder found by spec name or alias,
+    model.calib.calibration_name); {} where the GPU has none. template_facts takes the
     batched entry's registers from it, as the plain build's come from the device's
     occupancy rows: nvcc here and NVRTC there differ by a few registers (run W: the edge
     builds within 8 for 84 % of the configs)."""
-    path = CALIBRATION_DIR / gpu / "build_registers.csv" if gpu else None
-    if path is None or not path.is_file():
+    if not gpu:
+        return {}
+    from gemmmodel.model.calib import calibration_name
+
+    path = CALIBRATION_DIR / calibration_name(gpu) / "build_registers.csv"
+    if not path.is_file():
         return {}
     out = {}
     with path.open(newline="") as fh:

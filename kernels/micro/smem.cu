@@ -121,4 +121,86 @@ extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_st
   const unsigned long long g1 = mb_globaltimer_ns();
   if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
 }
+
+// mb_cp_async_rows / mb_ldg_rows (sm_80+, -DCP_ROW_LANES=G, -DCP_BYTES=4|16): the tile
+// template's global access pattern (kernels/template/sgemm_tile.cu a_chunk / b_chunk)
+// with G lanes on each row: lane t of the block reads the 16-byte chunk (t % G) of row
+// t / G, rows `pitch_words` apart, so one warp instruction spans 32 / G rows (a row of
+// 4 G words stays in one 128-byte line for G <= 8). The 8 copies of an iteration are
+// the template's: with 4-byte copies, u & 3 is the word inside the chunk (VEC
+// consecutive cp.async of 4 B, the A tile's path) and u >> 2 the next chunk group; with
+// 16-byte copies or loads, u is the chunk group. Rows wrap at 256, so the source (at
+// most 256 rows of one line) stays L1-resident after the first pass. mb_cp_async_rows
+// writes contiguous shared words (no bank conflicts); mb_ldg_rows loads the same chunks
+// into registers with ld.global.v4 (the register-staged path's load) and sums them.
+#ifdef CP_ROW_LANES
+#define MB_ROW_WINDOW (1u << 20)
+__device__ __forceinline__ unsigned mb_row_offset(unsigned t, unsigned u, unsigned pitch) {
+  const unsigned groups = (CP_BYTES == 4) ? (u >> 2) : u;
+  const unsigned row = (t / CP_ROW_LANES + groups * (1024u / CP_ROW_LANES)) & 255u;
+  const unsigned word = (CP_BYTES == 4) ? (u & 3u) : 0u;
+  return row * pitch + (t % CP_ROW_LANES) * 4u + word;
+}
+
+extern "C" __global__ void mb_cp_async_rows(const float* __restrict__ src, int pitch_words,
+                                            int iters, unsigned long long* timing) {
+  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
+  const unsigned t = threadIdx.x;
+  const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * MB_ROW_WINDOW;
+  __syncthreads();
+  const unsigned long long g0 = mb_globaltimer_ns();
+  const unsigned long long c0 = mb_clock();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int u = 0; u < MB_CP_PER_ITER; ++u) {
+      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(pitch_words));
+      float* d = buf + ((t * (CP_BYTES / 4) + u * 8u) & (MB_SMEM_WORDS - 1)
+                        & ~static_cast<unsigned>(CP_BYTES / 4 - 1));
+      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(d));
+#if CP_BYTES == 16
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
+#else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(g));
+#endif
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group 0;\n" ::);
+  }
+  __syncthreads();
+  const unsigned long long c1 = mb_clock();
+  const unsigned long long g1 = mb_globaltimer_ns();
+  if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
+}
+
+extern "C" __global__ void mb_ldg_rows(const float* __restrict__ src, int pitch_words,
+                                       int iters, float never, float* __restrict__ sink,
+                                       unsigned long long* timing) {
+  const unsigned t = threadIdx.x;
+  const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * MB_ROW_WINDOW;
+  float acc[MB_CP_PER_ITER];
+#pragma unroll
+  for (int u = 0; u < MB_CP_PER_ITER; ++u) acc[u] = 0.0f;
+  __syncthreads();
+  const unsigned long long g0 = mb_globaltimer_ns();
+  const unsigned long long c0 = mb_clock();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int u = 0; u < MB_CP_PER_ITER; ++u) {
+      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(pitch_words));
+      float x, y, z, w;
+      asm volatile("ld.global.ca.v4.f32 {%0, %1, %2, %3}, [%4];"
+                   : "=f"(x), "=f"(y), "=f"(z), "=f"(w) : "l"(g));
+      acc[u] += (x + y) + (z + w);
+    }
+  }
+  __syncthreads();
+  const unsigned long long c1 = mb_clock();
+  const unsigned long long g1 = mb_globaltimer_ns();
+  if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
+  float s = 0.0f;
+#pragma unroll
+  for (int u = 0; u < MB_CP_PER_ITER; ++u) s += acc[u];
+  if (s == never) sink[blockIdx.x * blockDim.x + t] = s;
+}
+#endif
 #endif
