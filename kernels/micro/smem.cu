@@ -134,7 +134,7 @@ extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_st
 // writes contiguous shared words (no bank conflicts); mb_ldg_rows loads the same chunks
 // into registers with ld.global.v4 (the register-staged path's load) and sums them.
 #ifdef CP_ROW_LANES
-#define MB_ROW_WINDOW (1u << 20)
+#define MB_ROW_WINDOW (1u << 21)
 __device__ __forceinline__ unsigned mb_row_offset(unsigned t, unsigned u, unsigned pitch) {
   const unsigned groups = (CP_BYTES == 4) ? (u >> 2) : u;
   const unsigned row = (t / CP_ROW_LANES + groups * (1024u / CP_ROW_LANES)) & 255u;

@@ -30,7 +30,7 @@ THREADS = 1024
 ITERS = 64
 PER_ITER = 8                       # MB_CP_PER_ITER in smem.cu
 REPEATS = 7
-WINDOW_WORDS = 1 << 20             # MB_ROW_WINDOW in smem.cu
+WINDOW_WORDS = 1 << 21             # MB_ROW_WINDOW in smem.cu
 
 
 def lines_per_instruction(lanes: int, nbytes: int) -> int:
