@@ -129,15 +129,18 @@ extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_st
 // 4 G words stays in one 128-byte line for G <= 8). The 8 copies of an iteration are
 // the template's: with 4-byte copies, u & 3 is the word inside the chunk (VEC
 // consecutive cp.async of 4 B, the A tile's path) and u >> 2 the next chunk group; with
-// 16-byte copies or loads, u is the chunk group. Rows wrap at 256, so the source (at
-// most 256 rows of one line) stays L1-resident after the first pass. mb_cp_async_rows
+// 16-byte copies or loads, u is the chunk group. Each chunk group and each iteration
+// moves the rows (37 and 64 rows on), so no two loads of a thread repeat an address
+// within an iteration and none is loop-invariant (ptxas would merge or hoist them). Rows
+// wrap at 256, so the source (at most 256 rows of one line) stays L1-resident. mb_cp_async_rows
 // writes contiguous shared words (no bank conflicts); mb_ldg_rows loads the same chunks
 // into registers with ld.global.v4 (the register-staged path's load) and sums them.
 #ifdef CP_ROW_LANES
 #define MB_ROW_WINDOW (1u << 21)
-__device__ __forceinline__ unsigned mb_row_offset(unsigned t, unsigned u, unsigned pitch) {
+__device__ __forceinline__ unsigned mb_row_offset(unsigned t, unsigned u, unsigned i,
+                                                 unsigned pitch) {
   const unsigned groups = (CP_BYTES == 4) ? (u >> 2) : u;
-  const unsigned row = (t / CP_ROW_LANES + groups * (1024u / CP_ROW_LANES)) & 255u;
+  const unsigned row = (t / CP_ROW_LANES + groups * 37u + i * 64u) & 255u;
   const unsigned word = (CP_BYTES == 4) ? (u & 3u) : 0u;
   return row * pitch + (t % CP_ROW_LANES) * 4u + word;
 }
@@ -153,7 +156,8 @@ extern "C" __global__ void mb_cp_async_rows(const float* __restrict__ src, int p
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int u = 0; u < MB_CP_PER_ITER; ++u) {
-      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(pitch_words));
+      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(i),
+                                                   static_cast<unsigned>(pitch_words));
       float* d = buf + ((t * (CP_BYTES / 4) + u * 8u) & (MB_SMEM_WORDS - 1)
                         & ~static_cast<unsigned>(CP_BYTES / 4 - 1));
       const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(d));
@@ -186,7 +190,8 @@ extern "C" __global__ void mb_ldg_rows(const float* __restrict__ src, int pitch_
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int u = 0; u < MB_CP_PER_ITER; ++u) {
-      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(pitch_words));
+      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(i),
+                                                   static_cast<unsigned>(pitch_words));
       float x, y, z, w;
       asm volatile("ld.global.ca.v4.f32 {%0, %1, %2, %3}, [%4];"
                    : "=f"(x), "=f"(y), "=f"(z), "=f"(w) : "l"(g));
