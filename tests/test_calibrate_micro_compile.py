@@ -15,6 +15,8 @@ MICRO = KERNELS_DIR / "micro"
 VARIANTS = ([("fma.cu", {"ILP": i}) for i in FMA_ILPS]
             + [("smem.cu", {"VEC": b // 32}) for b in SMEM_BITS]
             + [("smem.cu", {"VEC": 1, "CP_BYTES": 16})]
+            + [("smem.cu", {"VEC": 1, "CP_ROW_LANES": 2}),
+               ("smem.cu", {"VEC": 1, "CP_ROW_LANES": 8, "CP_BYTES": 16})]
             + [(name, {}) for name in ("bandwidth.cu", "latency.cu", "launch.cu",
                                        "placement.cu")])
 
@@ -55,7 +57,34 @@ def test_nvcc_compiles_for_sm90(require_tool, cubins, src, defines):
     require_tool("nvcc")
     data = _cubin(cubins, _ids([(src, defines)])[0]).read_bytes()
     entries = re.findall(r'extern "C" __global__ void (\w+)', (MICRO / src).read_text())
+    if "CP_ROW_LANES" not in defines:   # the rows kernels exist only with their lane count
+        entries = [e for e in entries if e not in ROW_ENTRIES]
     assert entries and all(e.encode() in data for e in entries)
+
+
+#: smem.cu's kernels of tools/device/cp_async_rows.py, compiled only with -DCP_ROW_LANES.
+ROW_ENTRIES = ("mb_cp_async_rows", "mb_ldg_rows")
+
+
+@pytest.mark.compiler
+@pytest.mark.parametrize("nbytes", [4, 16])
+def test_rows_kernels_issue_eight_accesses_of_their_width_per_iteration(require_tool, tmp_path,
+                                                                         nbytes):
+    """The timed loop of mb_cp_async_rows holds 8 cp.async of CP_BYTES and mb_ldg_rows 8
+    ld.global.ca.v4 (PTX; SASS needs nvdisasm), and no two of a thread's loads repeat an
+    address within an iteration (ptxas merged them when they did: session 54)."""
+    require_tool("nvcc")
+    out = tmp_path / "rows.ptx"
+    subprocess.run(["nvcc", "-arch=sm_90", "-ptx", "-o", str(out), str(MICRO / "smem.cu"),
+                    "-DVEC=1", "-DCP_ROW_LANES=2", f"-DCP_BYTES={nbytes}"], check=True)
+    ptx = out.read_text()
+    copy = ptx.split(".entry mb_cp_async_rows")[1].split(".entry ")[0]
+    assert len(re.findall(rf"cp\.async\.c[ag]\.shared\.global \[[^]]+\], \[[^]]+\], {nbytes};",
+                          copy)) >= 8
+    loads = ptx.split(".entry mb_ldg_rows")[1].split(".entry ")[0]
+    found = re.findall(r"ld\.global\.ca\.v4\.f32 \{[^}]+\}, \[(%rd\d+)\]", loads)
+    assert len(found) >= 8
+    assert len(set(found[:8])) == 8      # eight distinct address registers
 
 
 @pytest.mark.parametrize("src, defines", VARIANTS, ids=_ids(VARIANTS))

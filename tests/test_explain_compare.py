@@ -57,21 +57,23 @@ def test_compare_catalogue_kernels_with_measured_order():
     assert res["measured_order"][-1] == "1"
 
 
-def test_compare_names_the_cp_async_wait_that_only_one_build_has():
-    # 64x256x16/8x8/p4 and its /db build at 4096^3 on the H200: the model's pipes put /db
-    # slightly ahead; its per-iteration cp.async wait (a term only the /db tree holds) is
-    # what makes it the slower prediction, and the reason must say so (not a pipe that moved
-    # the other way)
+def test_compare_orders_the_cp_async_twins_as_measured_and_names_why():
+    # 64x256x16/8x8/p4 and its /db build at 4096^3 on the H200 (measured 3.21 and 2.95 ms;
+    # rounds 48-51's open pattern). Since the L1 line term (session 54) the model puts the
+    # /db build first too: its copies lengthen the LDS pipe (the A tile's 4-byte copies at
+    # 8 lines each), its prefetch removes the single buffer's exposed load latency, and the
+    # reason must name that latency, not the pipe that moved the other way
     res = compare(["64x256x16/8x8/p4", "64x256x16/8x8/p4/db"], "h200", "4096x4096x4096",
                   allow_compile=False)
     _check_structure(res)
-    slower = res["items"][1]
-    assert slower["name"] == "64x256x16/8x8/p4/db"
-    lead = slower["versus"]["lead"]
-    assert lead["term"] == "t_async_wait_s" and lead["from"] == 0.0 and lead["to"] > 0
-    drivers = {d["term"]: d for d in slower["versus"]["drivers"]}
-    assert drivers["t_async_wait_s.n_async_iters"]["from"] == 0.0
-    assert drivers["t_async_wait_s.n_async_iters"]["to"] > 0
+    faster, slower = res["items"]
+    assert faster["name"] == "64x256x16/8x8/p4/db" and slower["name"] == "64x256x16/8x8/p4"
+    versus = slower["versus"]
+    assert versus["measured_ratio"] > 1.0 and versus["predicted_ratio"] > 1.0
+    assert versus["lead"]["term"] == "t_latency_s"
+    assert versus["lead"]["to"] > versus["lead"]["from"]
+    moved = {m["term"]: m for m in versus["moved"]}
+    assert moved["t_lds_s"]["from"] > moved["t_lds_s"]["to"]     # the /db's copies
 
 
 def test_compare_cli_text_and_json(capsys):

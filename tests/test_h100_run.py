@@ -103,13 +103,15 @@ def test_validate_h100_and_the_h200_fit_carried_over():
 
     res = validate_gpu("h100")
     assert res["calibration"] == "h100" and res["n"] == 816
-    assert res["mape"] == pytest.approx(0.0808, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8436, abs=0.0005)
+    # with the L1 line term (session 54, the H100's own table cp_async_rows.json; before:
+    # 8.08 %, 0.8436)
+    assert res["mape"] == pytest.approx(0.0618, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8860, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0802, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8463, abs=0.0005)
+    assert moved["mape"] == pytest.approx(0.0623, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8876, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]

@@ -28,11 +28,13 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     # latency; 94.6 % with the twenty-third change's
     # instruction fetch; 95.1 % before it, 94.9 % before session 33's register double
     # buffers waited their round trips)
-    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(95.17, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.36, abs=0.1)
-    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(69.68, abs=0.05)
+    # session 54's L1 line term: 95.93 / 94.00 / 54.21 (95.17 / 94.36 / 69.68 before it)
+    assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(95.93, abs=0.05)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(94.00, abs=0.1)
+    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(54.21, abs=0.05)
     # in-sample parameters select no more than half a point better (the misses are the
-    # terms'): 94.06 vs 94.36 % with round 51, 94.05 vs 94.34 % with round 50,
+    # terms'): 94.09 vs 94.00 % with the L1 line term (session 54), 94.06 vs 94.36 % with
+    # round 51, 94.05 vs 94.34 % with round 50,
     # 94.11 vs 94.36 % with round 49,
     # 94.09 vs 94.36 % with round 48, 93.72 vs
     # 94.32 % with round 47, 93.90 vs

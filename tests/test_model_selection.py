@@ -225,7 +225,8 @@ def test_low_occupancy_sweep_is_scored_post_hoc(h200_comparison):
     assert res["order"][-2:] == ["occupancy", "neighbours_loso"]
     assert "not a selection round" in part["label"]
     assert len(part["shapes"]) == 5 and part["time_error"]["n"] == 5 * 372
-    assert part["time_error"]["mape"] == pytest.approx(0.092, abs=0.002)   # 0.100 before
+    # 0.092 before the L1 line term (session 54), 0.100 before that
+    assert part["time_error"]["mape"] == pytest.approx(0.075, abs=0.002)
     # the twenty-third change (instruction fetch)
     assert {r["shape"] for r in part["shapes"]} >= {"1024x1024x2048", "2048x2048x8192"}
 

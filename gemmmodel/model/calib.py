@@ -33,6 +33,7 @@ from pathlib import Path
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.model.fetch import load_icache
+from gemmmodel.model.lines import load_line_costs
 from gemmmodel.model.inner import load_inner_loop
 
 DEFAULT_FIT = {
@@ -108,6 +109,8 @@ class Calib:
     icache: tuple = ()
     #: ((bytes in flight per SM, L2 latency clk), ...) under load: global_latency_loaded.json
     global_latency_loaded: tuple = ()
+    #: ((kind, bytes, lines, clk), ...): a global access's L1 cost by lines (lines.py, H6/AR)
+    l1_lines: tuple = ()
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -118,7 +121,7 @@ class Calib:
     def with_fit(self, fit: dict, training=()) -> Calib:
         return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source,
                      self.lds_latency_loaded, self.inner_loop, self.icache,
-                     self.global_latency_loaded)
+                     self.global_latency_loaded, self.l1_lines)
 
 
 #: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
@@ -205,7 +208,8 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
         training = tuple(data.get("training_set", ()))
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
                  lds_latency_loaded=load_lds_loaded(folder), inner_loop=load_inner_loop(folder),
-                 icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder))
+                 icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder),
+                 l1_lines=load_line_costs(folder))
 
 
 #: Measured values of one board rather than of its chip: its DRAM and its clocks. A
@@ -246,7 +250,8 @@ def transfer_calib(source: str, target_spec, root: Path | None = None) -> Calib:
                  source=(f"{src.source} transferred to {target_spec.name} (all but "
                          f"{', '.join(BOARD_KEYS)}, which stay the spec's)"),
                  lds_latency_loaded=src.lds_latency_loaded, inner_loop=src.inner_loop,
-                 icache=src.icache, global_latency_loaded=src.global_latency_loaded)
+                 icache=src.icache, global_latency_loaded=src.global_latency_loaded,
+                 l1_lines=src.l1_lines)
 
 
 def _num(entry):

@@ -187,9 +187,9 @@ def score(measured: dict, order_key: dict) -> list[dict]:
         rows.append({"shape": shape_text(shape), "configs": len(names),
                      "best_config": best, "best_s": t_best,
                      "top1_config": ranked[0], "top1_s": measured[(ranked[0], shape)],
-                     "top1_pct_of_best": 100.0 * t_best / measured[(ranked[0], shape)],
-                     "top3_pct_of_best": 100.0 * t_best / min(measured[(n, shape)]
-                                                              for n in ranked[:3]),
+                     "top1_pct_of_best": 100.0 * (t_best / measured[(ranked[0], shape)]),
+                     "top3_pct_of_best": 100.0 * (t_best / min(measured[(n, shape)]
+                                                               for n in ranked[:3])),
                      "best_predicted_rank": ranked.index(best) + 1})
     return rows
 
