@@ -172,3 +172,42 @@ def test_the_h100_heldout_round(comparison):
     assert nb["time_error"]["mape"] == pytest.approx(0.051, abs=0.0005)
     assert own["time_error"]["mape"] == pytest.approx(0.094, abs=0.0005)
     assert "neighbours-from h200" in nb["label"]
+
+
+def test_the_h100_second_heldout_round(comparison):
+    """Run H7: six more shapes no GPU had swept, ranked at 44ab95a (session 54's L1 line
+    term) with the H100's own fit, the H200's carried over and the H200's neighbours."""
+    rows = list(csv.DictReader((H100 / "selection_sweep_heldout2.csv").open()))
+    assert len(rows) == 6 * 372 and not [r for r in rows if r["error"]]
+    assert {r["gpu"] for r in rows} == {"NVIDIA H100 80GB HBM3"}
+    meta = json.loads((H100 / "selection_predictions_heldout2.json").read_text())
+    assert meta["commit_before_recording"].startswith("44ab95a")
+    own, moved = comparison["heldout2"], comparison["heldout2_from_h200"]
+    nb = comparison["heldout2_neighbours"]
+    # the model's picks: 76.9 % at 192x96x1024x28, 80.8 % at 2304x2304x9216 (the cp.async
+    # 64x128x16/8x8/p4/db over the measured best, the single 128x64x16/8x8/p4)
+    assert own["min_top1_pct_of_best"] == pytest.approx(76.95, abs=0.05)
+    assert own["mean_top1_pct_of_best"] == pytest.approx(89.26, abs=0.05)
+    assert own["min_top3_pct_of_best"] == pytest.approx(93.17, abs=0.05)
+    assert own["time_error"]["mape"] == pytest.approx(0.0881, abs=0.0005)
+    assert moved["mean_top1_pct_of_best"] == pytest.approx(89.26, abs=0.05)
+    # the H200's neighbours on the H100 model, now that both read the same inputs
+    assert nb["min_top1_pct_of_best"] == pytest.approx(93.48, abs=0.05)
+    assert nb["mean_top1_pct_of_best"] == pytest.approx(96.82, abs=0.05)
+    assert nb["time_error"]["mape"] == pytest.approx(0.0581, abs=0.0005)
+
+
+def test_the_h100_reads_its_own_nvrtc_registers_for_batched_builds():
+    """Run H6: NVRTC's registers of every batched and bounds-checked build on the H100,
+    equal to the H200's run W. Before it the H100 model took nvcc's table for batched
+    launches (32x32x32/4x4/p4/db: 168 registers, six blocks per SM, against NVRTC's 245 and
+    four), which broke the H200's neighbour correction at 96x160x512x40 (session 53)."""
+    from gemmmodel.compile.table import device_build_registers, template_facts
+    from gemmmodel.spec import load_spec
+    from gemmmodel.template import parse_name
+
+    h100 = device_build_registers("sm_90")
+    assert len(h100) == 744 and h100 == device_build_registers("h200")
+    facts = template_facts(parse_name("32x32x32/4x4/p4/db"), load_spec("h100"), None,
+                           (96, 160, 512, 40))
+    assert facts["regs"] == 245 and facts["regs_source"] == "batched entry (device)"

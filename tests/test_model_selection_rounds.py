@@ -361,6 +361,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (89.35, 98.23, 100.0, 100.0), 0.0496,
      ["80x1024x2048x20"],
      ["200x136x1088x36", "3328x7424x896", "384x3072x6144", "5632x2816x1024", "9216x640x2048"]),
+    # 52 (44ab95a): the twenty-seventh change (the L1 line cost of global accesses), the
+    # correction with round 51's sweep. The model's worst: 6400x1600x2560 (76.6 %, the
+    # cp.async 64x64x32/8x4/p4/db picked, best the four-warp single 128x64x16/8x8/p4) and
+    # 144x240x768x30 (batched, 84.6 %, 32x32x16/4x4/p4); session 47's model would have scored
+    # 84.6 / 94.1 / 84.9 / 95.7 (hindsight). The neighbours' worst: 1000x3000x8000 (91.4 %,
+    # 64x128x16/8x4/p4 picked, best 64x128x32/8x4/db)
+    ("heldout52", 51, "44ab95a", (76.62, 91.35, 92.52, 97.77), 0.0823,
+     (91.39, 97.51, 91.47, 97.63), 0.0371,
+     ["1000x3000x8000"],
+     ["4480x4480x1536", "6400x1600x2560"]),
 ]
 
 
