@@ -41,15 +41,13 @@ __device__ __forceinline__ float mb_lds(unsigned addr) {
   return x;
 }
 
-// The timed loop of both read kernels: every lane reads float element `word` of the
-// shared buffer MB_LOADS_PER_ITER times per iteration.
-__device__ __forceinline__ void mb_smem_read_loop(unsigned word, int iters, float never,
-                                                  float* __restrict__ sink,
-                                                  unsigned long long* timing) {
-  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
-  for (int i = threadIdx.x; i < MB_SMEM_WORDS; i += blockDim.x) buf[i] = static_cast<float>(i & 7);
-  const unsigned addr =
-      static_cast<unsigned>(__cvta_generic_to_shared(buf + (word & (MB_SMEM_WORDS - 1))));
+// A timed loop of loads into MB_ACCS accumulators: load(i, u) for u < PER_ITER per
+// iteration; thread 0 writes the block's timing; the sum goes to `sink` only if it equals
+// `never` (it does not), which keeps the loads alive.
+template <int PER_ITER, class Load>
+__device__ __forceinline__ void mb_acc_loop(Load load, int iters, float never,
+                                            float* __restrict__ sink,
+                                            unsigned long long* timing) {
   float acc[MB_ACCS];
 #pragma unroll
   for (int k = 0; k < MB_ACCS; ++k) acc[k] = 0.0f;
@@ -58,7 +56,7 @@ __device__ __forceinline__ void mb_smem_read_loop(unsigned word, int iters, floa
   const unsigned long long c0 = mb_clock();
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int u = 0; u < MB_LOADS_PER_ITER; ++u) acc[u % MB_ACCS] += mb_lds(addr);
+    for (int u = 0; u < PER_ITER; ++u) acc[u % MB_ACCS] += load(i, u);
   }
   __syncthreads();
   const unsigned long long c1 = mb_clock();
@@ -68,6 +66,19 @@ __device__ __forceinline__ void mb_smem_read_loop(unsigned word, int iters, floa
 #pragma unroll
   for (int k = 0; k < MB_ACCS; ++k) s += acc[k];
   if (s == never) sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// The timed loop of both read kernels: every lane reads float element `word` of the
+// shared buffer MB_LOADS_PER_ITER times per iteration.
+__device__ __forceinline__ void mb_smem_read_loop(unsigned word, int iters, float never,
+                                                  float* __restrict__ sink,
+                                                  unsigned long long* timing) {
+  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
+  for (int i = threadIdx.x; i < MB_SMEM_WORDS; i += blockDim.x) buf[i] = static_cast<float>(i & 7);
+  const unsigned addr =
+      static_cast<unsigned>(__cvta_generic_to_shared(buf + (word & (MB_SMEM_WORDS - 1))));
+  mb_acc_loop<MB_LOADS_PER_ITER>([=](int, int) { return mb_lds(addr); }, iters, never, sink,
+                                 timing);
 }
 
 extern "C" __global__ void mb_smem_stride(int stride, int iters, float never,
@@ -89,23 +100,23 @@ extern "C" __global__ void mb_smem_pattern(const int* __restrict__ pattern, int 
 #define CP_BYTES 4
 #endif
 #define MB_CP_PER_ITER 8
-// Lane l of warp w copies CP_BYTES from src + (w * 32 + l) * src_stride bytes (+ u * 4 KiB)
-// into shared word (w * 32 + l) * dst_stride (+ u * 32 * dst_stride), modulo the buffer.
-extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_stride_words,
-                                       int dst_stride_words, int iters,
-                                       unsigned long long* timing) {
+// The timed cp.async loop of mb_cp_async and mb_cp_async_rows: MB_CP_PER_ITER copies of
+// CP_BYTES per iteration from src_at(u, i) into shared word t * dst_stride (+ u * 8),
+// modulo the buffer, then commit + wait_group 0; thread 0 writes the block's timing.
+template <class Src>
+__device__ __forceinline__ void mb_cp_async_loop(Src src_at, unsigned dst_stride, int iters,
+                                                 unsigned long long* timing) {
   __shared__ __align__(16) float buf[MB_SMEM_WORDS];
   const unsigned t = threadIdx.x;
-  const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * 65536u;
   __syncthreads();
   const unsigned long long g0 = mb_globaltimer_ns();
   const unsigned long long c0 = mb_clock();
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int u = 0; u < MB_CP_PER_ITER; ++u) {
-      const float* g = base + ((t * static_cast<unsigned>(src_stride_words) + u * 1024u) & 65535u);
-      float* d = buf + ((t * static_cast<unsigned>(dst_stride_words) * (CP_BYTES / 4)
-                        + u * 8u) & (MB_SMEM_WORDS - 1) & ~static_cast<unsigned>(CP_BYTES / 4 - 1));
+      const float* g = src_at(static_cast<unsigned>(u), static_cast<unsigned>(i));
+      float* d = buf + ((t * dst_stride * (CP_BYTES / 4) + u * 8u) & (MB_SMEM_WORDS - 1)
+                        & ~static_cast<unsigned>(CP_BYTES / 4 - 1));
       const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(d));
 #if CP_BYTES == 16
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
@@ -120,6 +131,18 @@ extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_st
   const unsigned long long c1 = mb_clock();
   const unsigned long long g1 = mb_globaltimer_ns();
   if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
+}
+
+// Lane l of warp w copies CP_BYTES from src + (w * 32 + l) * src_stride bytes (+ u * 4 KiB)
+// into shared word (w * 32 + l) * dst_stride (+ u * 32 * dst_stride), modulo the buffer.
+extern "C" __global__ void mb_cp_async(const float* __restrict__ src, int src_stride_words,
+                                       int dst_stride_words, int iters,
+                                       unsigned long long* timing) {
+  const unsigned t = threadIdx.x;
+  const unsigned stride = static_cast<unsigned>(src_stride_words);
+  const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * 65536u;
+  mb_cp_async_loop([=](unsigned u, unsigned) { return base + ((t * stride + u * 1024u) & 65535u); },
+                   static_cast<unsigned>(dst_stride_words), iters, timing);
 }
 
 // mb_cp_async_rows / mb_ldg_rows (sm_80+, -DCP_ROW_LANES=G, -DCP_BYTES=4|16): the tile
@@ -147,65 +170,24 @@ __device__ __forceinline__ unsigned mb_row_offset(unsigned t, unsigned u, unsign
 
 extern "C" __global__ void mb_cp_async_rows(const float* __restrict__ src, int pitch_words,
                                             int iters, unsigned long long* timing) {
-  __shared__ __align__(16) float buf[MB_SMEM_WORDS];
-  const unsigned t = threadIdx.x;
+  const unsigned t = threadIdx.x, pitch = static_cast<unsigned>(pitch_words);
   const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * MB_ROW_WINDOW;
-  __syncthreads();
-  const unsigned long long g0 = mb_globaltimer_ns();
-  const unsigned long long c0 = mb_clock();
-  for (int i = 0; i < iters; ++i) {
-#pragma unroll
-    for (int u = 0; u < MB_CP_PER_ITER; ++u) {
-      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(i),
-                                                   static_cast<unsigned>(pitch_words));
-      float* d = buf + ((t * (CP_BYTES / 4) + u * 8u) & (MB_SMEM_WORDS - 1)
-                        & ~static_cast<unsigned>(CP_BYTES / 4 - 1));
-      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(d));
-#if CP_BYTES == 16
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(g));
-#else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(g));
-#endif
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-    asm volatile("cp.async.wait_group 0;\n" ::);
-  }
-  __syncthreads();
-  const unsigned long long c1 = mb_clock();
-  const unsigned long long g1 = mb_globaltimer_ns();
-  if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
+  mb_cp_async_loop([=](unsigned u, unsigned i) { return base + mb_row_offset(t, u, i, pitch); },
+                   1u, iters, timing);
 }
 
 extern "C" __global__ void mb_ldg_rows(const float* __restrict__ src, int pitch_words,
                                        int iters, float never, float* __restrict__ sink,
                                        unsigned long long* timing) {
-  const unsigned t = threadIdx.x;
+  const unsigned t = threadIdx.x, pitch = static_cast<unsigned>(pitch_words);
   const float* base = src + static_cast<size_t>(blockIdx.x % 8u) * MB_ROW_WINDOW;
-  float acc[MB_CP_PER_ITER];
-#pragma unroll
-  for (int u = 0; u < MB_CP_PER_ITER; ++u) acc[u] = 0.0f;
-  __syncthreads();
-  const unsigned long long g0 = mb_globaltimer_ns();
-  const unsigned long long c0 = mb_clock();
-  for (int i = 0; i < iters; ++i) {
-#pragma unroll
-    for (int u = 0; u < MB_CP_PER_ITER; ++u) {
-      const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(i),
-                                                   static_cast<unsigned>(pitch_words));
-      float x, y, z, w;
-      asm volatile("ld.global.ca.v4.f32 {%0, %1, %2, %3}, [%4];"
-                   : "=f"(x), "=f"(y), "=f"(z), "=f"(w) : "l"(g));
-      acc[u] += (x + y) + (z + w);
-    }
-  }
-  __syncthreads();
-  const unsigned long long c1 = mb_clock();
-  const unsigned long long g1 = mb_globaltimer_ns();
-  if (t == 0) mb_store_timing(timing, c0, c1, g0, g1);
-  float s = 0.0f;
-#pragma unroll
-  for (int u = 0; u < MB_CP_PER_ITER; ++u) s += acc[u];
-  if (s == never) sink[blockIdx.x * blockDim.x + t] = s;
+  mb_acc_loop<MB_CP_PER_ITER>([=](int i, int u) {
+    const float* g = base + mb_row_offset(t, u, static_cast<unsigned>(i), pitch);
+    float x, y, z, w;
+    asm volatile("ld.global.ca.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(x), "=f"(y), "=f"(z), "=f"(w) : "l"(g));
+    return (x + y) + (z + w);
+  }, iters, never, sink, timing);
 }
 #endif
 #endif
