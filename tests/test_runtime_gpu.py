@@ -146,17 +146,55 @@ def test_inner_loop_micro_places_blocks_and_stays_under_the_peak(rt):
 
 
 def test_batched_entry_registers_match_the_committed_device_table(rt):
-    """calibration/h200/build_registers.csv (device run W) holds what this GPU's compiler
-    gives the strided-batched entry; the model takes a batched launch's registers from it."""
+    """calibration/<gpu>/build_registers.csv (device runs W and H6) holds what this GPU's
+    compiler gives the strided-batched entry; the model takes a batched launch's registers
+    from it."""
     from gemmmodel.batched import compile_batched
     from gemmmodel.compile.table import device_build_registers
     from gemmmodel.template import parse_name
     from gemmmodel.template.plan import BATCHED_ENTRIES
 
-    if "H200" not in str(rt.device_info().get("name", "")):
-        pytest.skip("the committed table is the H200's")
-    table = device_build_registers("h200")
+    gpu_name = str(rt.device_info().get("name", ""))
+    folder = "h200" if "H200" in gpu_name else "h100" if "H100" in gpu_name else None
+    if folder is None:
+        pytest.skip("the committed tables are the H200's and the H100's")
+    table = device_build_registers(folder)
     for name in ("32x32x8/8x4/db", "64x64x16/8x4/p4"):
         regs = rt.function_attributes(compile_batched(rt, parse_name(name)),
                                       BATCHED_ENTRIES[(False, False)])["regs"]
         assert regs == table[("batched", name)], name
+
+
+def test_global_copies_cost_the_sm_by_lines(rt):
+    """Runs H6c / AR's microbenchmark (tools/device/cp_async_rows.py) on this GPU: a warp
+    instruction whose lanes span 16 lines (the A tile's copies at BK 8) costs 2.5-4.5x one
+    that spans 4 (BK 32), for 4-byte cp.async and for ld.global.v4 alike, at about one
+    clock per line (gemmmodel/model/lines.py)."""
+    import sys
+
+    from gemmmodel import PROJECT_DIR
+
+    if rt.vendor != "nvidia":
+        pytest.skip("cp.async and the row kernels are NVIDIA sm_80+ only")
+    sys.path.insert(0, str(PROJECT_DIR / "tools" / "device"))
+    import cp_async_rows as tool
+
+    sms = int(rt.device_info()["sms"])
+    src = rt.upload(np.random.default_rng().uniform(-1, 1, 8 * tool.WINDOW_WORDS)
+                    .astype(np.float32))
+    timing, sink = rt.alloc(16 * sms), rt.alloc(4 * sms * tool.THREADS)
+    try:
+        for kind, nbytes, entry in tool.KINDS:
+            if nbytes == 16 and kind == "cp_async":
+                continue
+            clk = {}
+            for lanes in (2, 8):
+                module = rt.compile_file(KERNELS_DIR / "micro" / "smem.cu", [entry],
+                                         {"CP_ROW_LANES": lanes, "CP_BYTES": nbytes, "VEC": 1})
+                clk[lanes] = tool.measure(rt, sms, module, entry, 4128, src, timing,
+                                          sink)["cycles_per_warp_instruction"]
+            assert 2.5 < clk[2] / clk[8] < 4.5, (kind, clk)
+            assert 12.0 < clk[2] < 22.0, (kind, clk)        # 16 lines: ~1 clock each
+    finally:
+        for buf in (src, timing, sink):
+            rt.free(buf)
