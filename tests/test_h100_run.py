@@ -55,6 +55,10 @@ def test_preregistered_scores(comparison):
     assert moved["time_error"]["mape"] == pytest.approx(0.114, abs=0.0005)
     assert not pre["meets_targets"] and not moved["meets_targets"]
     assert comparison["posthoc"]["label"] == POSTHOC_OWN_LABEL
+    # with the L1 line term (session 54): 90.25 / 96.21 %, MAPE 8.3 % (90.9 / 96.4 %, 9.8 %
+    # before it)
+    assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(96.21, abs=0.05)
+    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.083, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
 
