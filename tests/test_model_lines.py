@@ -2,6 +2,7 @@
 H100 and AR on the H200, calibration/<gpu>/cp_async_rows.json)."""
 
 import json
+from functools import lru_cache
 
 import pytest
 
@@ -124,6 +125,7 @@ def _find(term, name, with_child=None):
     return None
 
 
+@lru_cache(maxsize=1)
 def _ncu_h9():
     """Device run H9 (ncu on the H100, 2304^3): {config: {metric: value}}."""
     import csv
@@ -143,6 +145,28 @@ def _ncu_h9():
     return {name: {h: num(v) for h, v in zip(head, row)} for name, row in zip(order, rows[2:])}
 
 
+def _per_instruction(name, cp_async):
+    """(measured L1 data-pipe wavefronts per global instruction in run H9, the model's lines
+    per instruction, the simulated shared write passes per instruction (0 for loads))."""
+    from gemmmodel.model.lds import lds_table
+    from gemmmodel.spec import load_spec
+
+    row, d = _ncu_h9()[name], _desc(name)
+    term = global_line_term(d, load_line_costs(CALIBRATION_DIR / "h100"), 32, cp_async)
+    n_a, n_b = term.inputs["n_A"], term.inputs["n_B"]
+    lines = (n_a * term.inputs["lines_A"] + n_b * term.inputs["lines_B"]) / (n_a + n_b)
+    shared = row["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"]
+    if not cp_async:
+        measured = ((row["l1tex__data_pipe_lsu_wavefronts.sum"] - shared)
+                    / row["smsp__inst_executed_op_global_ld.sum"])
+        return measured, lines, 0.0
+    writes = sum(r["per_iter"] * r["passes"] for r in lds_table(d, load_spec("h100"))
+                 if r["kind"] == "write") / (n_a + n_b)
+    measured = ((shared - row["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"])
+                / row["smsp__inst_executed_op_ldgsts.sum"])
+    return measured, lines, writes
+
+
 @pytest.mark.parametrize("name, cp_async, tol", [
     ("128x32x8/8x8", False, 0.05), ("128x32x32/8x8", False, 0.05),
     ("64x64x16/8x8/p4", False, 0.05), ("128x64x16/8x8/p4", False, 0.05),
@@ -155,43 +179,14 @@ def test_the_real_loops_spend_l1_wavefronts_by_lines(name, cp_async, tol):
     (run H9) against the model's lines per instruction (plus, for a cp.async, the shared
     write passes lds_passes_per_iter charges): the register path's ld.global.v4 within 5 %,
     the padded cp.async builds within 10 % (docs/model.md session 54)."""
-    from gemmmodel.model.lds import lds_table
-    from gemmmodel.spec import load_spec
-
-    row = _ncu_h9()[name]
-    d = _desc(name)
-    term = global_line_term(d, load_line_costs(CALIBRATION_DIR / "h100"), 32, cp_async)
-    n_a, n_b = term.inputs["n_A"], term.inputs["n_B"]
-    lines = (n_a * term.inputs["lines_A"] + n_b * term.inputs["lines_B"]) / (n_a + n_b)
-    shared = row["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"]
-    if cp_async:
-        writes = sum(r["per_iter"] * r["passes"] for r in lds_table(d, load_spec("h100"))
-                     if r["kind"] == "write") / (n_a + n_b)
-        measured = ((shared - row["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"])
-                    / row["smsp__inst_executed_op_ldgsts.sum"])
-        assert measured == pytest.approx(lines + writes, rel=tol)
-    else:
-        measured = ((row["l1tex__data_pipe_lsu_wavefronts.sum"] - shared)
-                    / row["smsp__inst_executed_op_global_ld.sum"])
-        assert measured == pytest.approx(lines, rel=tol)
+    measured, lines, writes = _per_instruction(name, cp_async)
+    assert measured == pytest.approx(lines + writes, rel=tol)
 
 
 def test_unpadded_cp_async_copies_cost_more_than_lines_and_writes():
     """Where the model still under-charges (run H9): the unpadded cp.async builds, whose
     4-byte copies land 2-way (BK 8) and 8-way (BK 32) conflicted, spend 18-48 % more
     wavefronts than lines + write passes."""
-    from gemmmodel.model.lds import lds_table
-    from gemmmodel.spec import load_spec
-
     for name, low in (("128x32x8/8x8/db", 1.1), ("128x32x32/8x8/db", 1.3)):
-        row, d = _ncu_h9()[name], _desc(name)
-        term = global_line_term(d, load_line_costs(CALIBRATION_DIR / "h100"), 32, True)
-        n = term.inputs["n_A"] + term.inputs["n_B"]
-        model = (term.inputs["n_A"] * term.inputs["lines_A"]
-                 + term.inputs["n_B"] * term.inputs["lines_B"]
-                 + sum(r["per_iter"] * r["passes"] for r in lds_table(d, load_spec("h100"))
-                       if r["kind"] == "write")) / n
-        row_sh = row["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"]
-        measured = ((row_sh - row["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"])
-                    / row["smsp__inst_executed_op_ldgsts.sum"])
-        assert measured > low * model
+        measured, lines, writes = _per_instruction(name, True)
+        assert measured > low * (lines + writes)

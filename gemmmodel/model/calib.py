@@ -27,7 +27,7 @@ are a-priori choices (not fitted to anything):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR
@@ -119,9 +119,8 @@ class Calib:
         return out
 
     def with_fit(self, fit: dict, training=()) -> Calib:
-        return Calib(self.gpu, dict(self.values), dict(fit), tuple(training), self.source,
-                     self.lds_latency_loaded, self.inner_loop, self.icache,
-                     self.global_latency_loaded, self.l1_lines)
+        """The same measurements and tables with other fitted parameters."""
+        return replace(self, values=dict(self.values), fit=dict(fit), training=tuple(training))
 
 
 #: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
@@ -245,13 +244,9 @@ def transfer_calib(source: str, target_spec, root: Path | None = None) -> Calib:
         raise BadArgument(f"--calib-from {source}: no calibration under "
                           f"{Path(root or CALIBRATION_DIR) / src.gpu}")
     values = {k: v for k, v in src.values.items() if k not in BOARD_KEYS}
-    return Calib(gpu=str(target_spec.name), values=values, fit=dict(src.fit),
-                 training=src.training,
-                 source=(f"{src.source} transferred to {target_spec.name} (all but "
-                         f"{', '.join(BOARD_KEYS)}, which stay the spec's)"),
-                 lds_latency_loaded=src.lds_latency_loaded, inner_loop=src.inner_loop,
-                 icache=src.icache, global_latency_loaded=src.global_latency_loaded,
-                 l1_lines=src.l1_lines)
+    return replace(src, gpu=str(target_spec.name), values=values, fit=dict(src.fit),
+                   source=(f"{src.source} transferred to {target_spec.name} (all but "
+                           f"{', '.join(BOARD_KEYS)}, which stay the spec's)"))
 
 
 def _num(entry):

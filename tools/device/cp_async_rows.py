@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 from micro_tool import open_runtime, write_doc
 
+from gemmmodel.model.lines import lines_per_instruction
+
 LANES = (1, 2, 4, 8, 16, 32)       # lanes per row: rows per warp instruction = 32 / G
 PITCHES = (32, 4128)               # words between rows: adjacent lines; 16 KiB + 128 B
 KINDS = (("cp_async", 4, "mb_cp_async_rows"), ("cp_async", 16, "mb_cp_async_rows"),
@@ -31,14 +33,6 @@ ITERS = 64
 PER_ITER = 8                       # MB_CP_PER_ITER in smem.cu
 REPEATS = 7
 WINDOW_WORDS = 1 << 21             # MB_ROW_WINDOW in smem.cu
-
-
-def lines_per_instruction(lanes: int, nbytes: int) -> int:
-    """128-byte lines that one warp instruction's 32 lanes touch (pitch >= 32 words)."""
-    rows = 32 // lanes
-    row_bytes = 16 * lanes if nbytes == 16 else 4 * (4 * (lanes - 1) + 1)
-    per_row = max(1, -(-row_bytes // 128))
-    return rows * per_row
 
 
 def measure(rt, sms: int, module, entry: str, pitch: int, src, timing, sink) -> dict:
@@ -77,7 +71,8 @@ def main() -> int:
                 for pitch in PITCHES:
                     row = {"kind": kind, "bytes": nbytes, "lanes_per_row": lanes,
                            "rows_per_instruction": 32 // lanes,
-                           "lines_per_instruction": lines_per_instruction(lanes, nbytes),
+                           # each lane reads within its 16-byte chunk, whatever the copy width
+                           "lines_per_instruction": int(lines_per_instruction(lanes, 16)),
                            "pitch_words": pitch,
                            **measure(rt, sms, module, entry, pitch, src, timing, sink)}
                     rows.append(row)
