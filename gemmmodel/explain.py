@@ -15,7 +15,8 @@ Resources of a kernel come, in this order, from: the committed compile-facts tab
 (calibration/template_facts_<target>_batched.csv, with the registers the GPU's own
 compiler gave it, calibration/<gpu>/build_registers.csv); at a shape that runs its
 bounds-checked build (EDGE=1: not a tile multiple), the committed edge table
-(calibration/template_facts_<target>_edge.csv) or that build compiled here; the registers
+(calibration/template_facts_<target>_edge.csv) with the registers the GPU's own compiler
+gave that build (build_registers.csv, where it has them), or that build compiled here; the registers
 the GPU's own compiler reported during calibration (template configs,
 calibration/<gpu>/template.csv `occupancy_template`), the committed
 template facts table (calibration/template_facts.csv: the configs compare and answers
@@ -75,23 +76,6 @@ def device_registers(gpu: str, root=None) -> dict:
             if not missing(r["value"])}
 
 
-def _device_edge_note(name: str, spec, regs) -> str:
-    """Where the GPU's own compiler gave a single launch's bounds-checked build other
-    registers than the edge table the model reads (calibration/<gpu>/build_registers.csv,
-    device run W; docs/model.md session 49: 128x128x8/8x8/db 124 against 129, one block per
-    SM more), a note for the resources line; "" where they agree or the GPU has no row."""
-    from gemmmodel.compile.table import device_build_registers
-
-    device = device_build_registers(str(getattr(spec, "name", ""))).get(("edge", name))
-    if device is None or regs is None or int(device) == int(regs):
-        return ""
-    from gemmmodel.model.calib import calibration_name
-
-    return (f"; the GPU's compiler gave this build {device} registers "
-            f"(calibration/{calibration_name(spec.name)}/build_registers.csv), the model uses "
-            f"the table's {regs}")
-
-
 @lru_cache(maxsize=2)
 def _facts_table(template: bool = False):
     """A committed compile-facts table, the catalogue's or the template configs' (read once
@@ -133,13 +117,11 @@ def kernel_facts(ref, spec, allow_compile: bool = True, root=None,
                 batched = facts.get("regs_source", "").startswith("batched")
                 path = template_table_path(str(spec.compile_target), edge=True, batched=batched)
                 where = f"{path.parent.name}/{path.name}"
-                if facts.get("regs_source") == "batched entry (device)":
+                if str(facts.get("regs_source", "")).endswith("(device)"):
                     from gemmmodel.model.calib import calibration_name
 
                     where += (", registers from calibration/"
                               f"{calibration_name(spec.name)}/build_registers.csv")
-                elif not batched:
-                    where += _device_edge_note(ref.config.name, spec, facts.get("regs"))
                 what = "strided-batched entry" if batched else "bounds-checked build (EDGE=1)"
                 return facts, f"{what}: {where}"
             if allow_compile:

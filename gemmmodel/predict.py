@@ -9,8 +9,9 @@ Resources per config (first that applies): at a batched shape (batch > 1) the
 strided-batched entry's registers as the GPU's own compiler built it (calibration/<gpu>/
 build_registers.csv, device run W) with the loop facts of its committed table
 (calibration/template_facts_<target>_batched.csv); at a shape that runs the bounds-checked
-build (EDGE=1: not a tile multiple) the committed edge table
-(calibration/template_facts_<target>_edge.csv); the registers the GPU's own compiler
+build (EDGE=1: not a tile multiple) the registers the GPU's own compiler gave that build
+(build_registers.csv) with the loop facts of the committed edge table
+(calibration/template_facts_<target>_edge.csv; its nvcc registers where the GPU has none); the registers the GPU's own compiler
 reported during calibration (calibration/<gpu>/template.csv); with `compile_top` > 0 the compiler on
 this machine (cached on disk) for the shortlist of the best `compile_top` configs, which
 are then predicted again; on a GPU whose own compiler reported none (no calibration of its
@@ -37,7 +38,8 @@ import numpy as np
 from gemmmodel.errors import BadArgument, GemmModelError
 
 #: Resource-source labels, in order of preference.
-SOURCES = ("device", "edge table", "batched entry (device)", "batched table", "compiler",
+SOURCES = ("device", "edge build (device)", "edge table", "batched entry (device)",
+           "batched table", "compiler",
            "plain table", "estimate")
 #: Predicted times within this relative difference are one rank (the model does not see
 #: the parameter they differ in, e.g. the block raster swizzle).

@@ -90,8 +90,11 @@ def test_template_facts_take_the_batched_entry_at_a_batched_shape():
     batched = template_facts(cfg, H200, 79, (272, 272, 544, 24))
     assert batched["edge"] and batched["regs"] == 223
     assert batched["regs_source"] == "batched entry (device)"
+    # a single launch runs the bounds-checked build: NVRTC's registers there (run W), not
+    # nvcc's 125 of the edge table
     single_launch = template_facts(cfg, H200, 79, (272, 272, 544, 1))
-    assert single_launch["regs"] == 125 and single_launch["regs_source"] == "edge table"
+    assert single_launch["regs"] == 127 and single_launch["regs_source"] == "edge build (device)"
+    assert template_table_facts("sm_90", edge=True)[cfg.name]["regs"] == 125
     assert template_facts(cfg, H200, 79, (256, 256, 512))["regs"] == 79
     # the checked path alone (EDGE=2 build of the batched entry) over the plain loop
     ratio = template_table_facts("sm_90", edge=True, batched=True, checked=True)[cfg.name][
@@ -112,7 +115,9 @@ def test_the_model_now_orders_the_db_pair_as_measured():
         times[name] = predict_kernel(cfg.params(32), template_facts(cfg, H200, None, shape),
                                      H200, shape, calib).time_s
     assert sweep["32x32x8/8x4/db"] > 1.1 * sweep["32x32x8/8x4"]
-    assert times["32x32x8/8x4/db"] > 1.1 * times["32x32x8/8x4"]
+    # the order holds; since session 55 the single buffer also waits for its last edge
+    # block (272 is no multiple of 32: t_edge, edge_tail.py), so the margin is smaller
+    assert times["32x32x8/8x4/db"] > 1.05 * times["32x32x8/8x4"]
 
 
 def test_committed_batched_table_matches_the_compiler(require_tool):

@@ -108,19 +108,23 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     res = validate_gpu("h100")
     assert res["calibration"] == "h100" and res["n"] == 816
     # with the L1 line term (session 54, the H100's own table cp_async_rows.json; before:
-    # 8.08 %, 0.8436)
-    assert res["mape"] == pytest.approx(0.0618, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8860, abs=0.0005)
+    # 8.08 %, 0.8436: 6.18 %, 0.8860), then the edge build's NVRTC registers and the last
+    # edge block of a single buffer (session 55)
+    assert res["mape"] == pytest.approx(0.0596, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8877, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0623, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8876, abs=0.0005)
+    assert moved["mape"] == pytest.approx(0.0597, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8897, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
-    for key in ("lds_efficiency", "issue_efficiency", "async_wait_clk", "mem_instr_clk"):
+    for key in ("lds_efficiency", "issue_efficiency", "mem_instr_clk"):
         assert h100[key] == pytest.approx(h200[key], rel=0.05)
+    # the constant cp.async wait sits near its 0.1-clock floor on both since the line term
+    # (session 54): 0.13 and 2.0 clocks per block tile iteration, against ~1000 of a tile
+    assert h100["async_wait_clk"] < 5 and h200["async_wait_clk"] < 5
 
 
 def test_the_h100_fetch_table_is_the_h200s():

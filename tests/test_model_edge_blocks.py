@@ -1,8 +1,9 @@
 """Edge blocks (work.edge_block_term, combine.py t_edge; docs/model.md section 10, session
 27): the blocks of the last block row and column take the checked loads and run longer
 than the interior blocks of their round, and the launch's last block is one of them. Device
-run U (calibration/h200/tail_stamps_u.json; H200 1980 MHz, driver 580.159.04) measured it;
-the term is in the model with edge_tail_scale = 0 (off) by default."""
+run U (calibration/h200/tail_stamps_u.json; H200 1980 MHz, driver 580.159.04) measured it.
+Since session 55 the term prices a single buffer's last edge block by the model's own
+fully-checked launch (edge_tail.py, tests/test_model_edge_tail.py)."""
 
 import json
 
@@ -40,16 +41,21 @@ def _comp(**kw):
 
 
 def test_edge_time_is_the_last_rounds_share():
-    assert DEFAULT_FIT["edge_tail_scale"] == 0.0
-    comp = _comp(edge_extra=0.4, rounds=2.0)
-    # off by default: the total is the pipes alone
-    assert evaluate(comp, {})["total"] == pytest.approx(1.0)
-    # on: one round of the two (0.5 s) runs 0.4 longer for its edge block
+    assert DEFAULT_FIT["edge_tail_scale"] == 0.39
+    # a single buffer whose every block on the checked path would issue 1.4x the work: the
+    # fully checked launch takes 1.4 s for the 1-s issue pipe, rho_model = 1.4
+    comp = _comp(edge_extra=0.4, rounds=2.0, edge_issue_full=1.4)
     on = evaluate(comp, {"edge_tail_scale": 1.0})
+    assert on["edge_ratio"] == pytest.approx(1.4)
+    # one round of the two (0.5 s) runs 0.4 longer for its edge block
     assert on["t_block"] == pytest.approx(0.5) and on["t_edge"] == pytest.approx(0.2)
     assert on["total"] == pytest.approx(1.2)
-    assert evaluate(_comp(edge_extra=0.4), {"edge_tail_scale": 0.5})["total"] == \
-        pytest.approx(1.2)
+    assert evaluate(comp, {})["total"] == pytest.approx(1.0 + 0.39 * 0.4 * 0.5)
+    assert evaluate(_comp(edge_extra=0.4, edge_issue_full=1.4),
+                    {"edge_tail_scale": 0.5})["total"] == pytest.approx(1.2)
+    # no edge block (or a register double buffer: edge_issue_full 1): nothing added
+    assert evaluate(_comp(edge_extra=0.4, rounds=2.0), {"edge_tail_scale": 1.0})["total"] == \
+        pytest.approx(1.0)
 
 
 def _rep0(size):

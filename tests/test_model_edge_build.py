@@ -147,11 +147,11 @@ def test_facts_edge_needs_a_template_selection(capsys):
     assert "--edge needs --search-space" in capsys.readouterr().err
 
 
-def test_predict_names_the_edge_table_at_a_checked_shape():
+def test_predict_names_the_edge_build_s_registers_at_a_checked_shape():
     from gemmmodel.predict import rank
 
     res = rank("h200", "3000x1000x1024", top=2)
-    assert res["top"] and all(b["regs_source"] == "edge table" for b in res["top"])
-    assert res["resources"]["edge table"] == res["ranked"] == 372
+    assert res["top"] and all(b["regs_source"] == "edge build (device)" for b in res["top"])
+    assert res["resources"]["edge build (device)"] == res["ranked"] == 372
     plain = rank("h200", "4096x4096x4096", top=2)
     assert plain["resources"]["edge table"] == 0 and plain["resources"]["device"] > 0

@@ -14,7 +14,7 @@ import pytest
 from ncu_counters import counter, launches, stall
 from test_device_run_ab import runs
 
-from gemmmodel.compile.table import device_build_registers, template_facts
+from gemmmodel.compile.table import device_build_registers, template_facts, template_table_facts
 from gemmmodel.model import assemble, load_calib
 from gemmmodel.spec import load_spec
 from gemmmodel.template import parse_name
@@ -87,27 +87,26 @@ def test_the_model_prices_the_double_buffer_at_a_fetch_rate_ncu_does_not_show():
 
 
 def test_the_edge_table_and_the_gpu_disagree_on_one_build_s_occupancy():
-    """128x128x8/8x8/db: nvcc here (the edge table the model reads for single launches)
-    gives 129 registers, one block per SM; the GPU's NVRTC 124 (build_registers.csv, and
-    ncu here), two. Using the GPU's registers for single launches was tried again in
-    session 49 and not kept (docs/model.md)."""
+    """128x128x8/8x8/db: nvcc here (the edge table) gives 129 registers, one block per SM;
+    the GPU's NVRTC 124 (build_registers.csv, and ncu here), two. Since session 55 the
+    model reads the GPU's registers for single launches' bounds-checked builds, as it does
+    for batched launches (docs/model.md, session 55)."""
     spec = load_spec("h200")
     cfg = parse_name("128x128x8/8x8/db")
     facts = template_facts(cfg, spec, None, (3600, 9000, 700, 1))
-    assert facts["regs"] == 129
+    assert facts["regs"] == 124 and facts["regs_source"] == "edge build (device)"
+    assert template_table_facts("sm_90", edge=True)[cfg.name]["regs"] == 129
     assert device_build_registers("h200")[("edge", cfg.name)] == 124
     assert counter(_ncu()[cfg.name], "launch__registers_per_thread") == 124
 
 
-def test_explain_names_the_gpu_s_registers_where_they_differ_from_the_table():
+def test_explain_names_where_the_edge_build_s_registers_come_from():
     from gemmmodel.catalogue import resolve
     from gemmmodel.explain import kernel_facts
 
     spec = load_spec("h200")
     shape = (3600, 9000, 700, 1)
     facts, where = kernel_facts(resolve("128x128x8/8x8/db"), spec, False, shape=shape)
-    assert facts["regs"] == 129
-    assert "gave this build 124 registers" in where and "the table's 129" in where
-    # 128x128x8/8x8/p4/db: both say 128, no note
-    _, where = kernel_facts(resolve("128x128x8/8x8/p4/db"), spec, False, shape=shape)
-    assert where.endswith("template_facts_sm_90_edge.csv")
+    assert facts["regs"] == 124
+    assert where.endswith("registers from calibration/h200/build_registers.csv")
+    assert "template_facts_sm_90_edge.csv" in where

@@ -27,9 +27,9 @@ def test_plain_build_takes_the_table_registers_where_the_gpu_reported_none():
     # the GPU's own registers win where it reported them
     own = template_facts(cfg, spec, table["regs"] + 7, (4096, 4096, 4096, 1))
     assert own["regs"] == table["regs"] + 7 and "regs_source" not in own
-    # the bounds-checked build keeps the edge table's
+    # the bounds-checked build: the H100's own NVRTC registers (run H6), not the table's
     edge = template_facts(cfg, spec, None, (4000, 4000, 4000, 1))
-    assert edge["edge"] and edge["regs_source"] == "edge table"
+    assert edge["edge"] and edge["regs_source"] == "edge build (device)"
 
 
 def test_transfer_keeps_the_chip_and_drops_the_board():

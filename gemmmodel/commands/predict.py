@@ -17,7 +17,8 @@ from gemmmodel.explain_text import moved_text, ms
 
 #: Three-letter tags of predict.SOURCES for the table's regs column (the resources line
 #: above the table spells them out).
-SOURCE_TAGS = {"device": "dev", "edge table": "edg", "batched entry (device)": "bdv",
+SOURCE_TAGS = {"device": "dev", "edge build (device)": "edv", "edge table": "edg",
+               "batched entry (device)": "bdv",
                "batched table": "btb", "compiler": "cmp", "plain table": "tab",
                "estimate": "est"}
 

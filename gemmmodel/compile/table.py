@@ -257,9 +257,10 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     """The facts the model gets for a template config at a shape: those of the build that
     runs there. The plain build (EDGE=0): the registers the GPU's compiler reported
     (`regs`); the bounds-checked build (EDGE=1, shapes that are not a multiple of the
-    block tile, template.plan.shape_needs_edge): the edge table's registers; a batched
-    launch (batch > 1) the strided-batched entry's table (the edge table where it has no
-    row for the config). All: the config's LDS bytes and, from the committed table of the
+    block tile, template.plan.shape_needs_edge): the registers the GPU's own compiler gave
+    that build (device_build_registers, "edge"), else the edge table's; a batched launch
+    (batch > 1) the strided-batched entry's table (the edge table where it has no row for
+    the config) with the GPU's registers for that entry where it has them. All: the config's LDS bytes and, from the committed table of the
     spec's compile target, the load round trips and spill operations per tile; the
     bounds-checked build also `checked_path_ratio`: the main loop's instructions per tile
     that an edge block executes over the plain build's. The numerator is the build without
@@ -273,8 +274,11 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     batched = is_batched(shape)
     batched_row = template_table_facts(target, True, True).get(cfg.name) if batched else None
     table = batched_row or template_table_facts(target, edge).get(cfg.name, {})
+    # the registers the GPU's own compiler gave the build that runs (NVRTC on the device,
+    # run W): the strided-batched entry, or the bounds-checked uniform build
+    build = "batched" if batched else "edge" if edge else None
     device = device_build_registers(str(getattr(spec, "name", ""))).get(
-        ("batched", cfg.name)) if batched else None
+        (build, cfg.name)) if build else None
     plain_regs, plain_source = regs, None
     if not edge and not regs and table.get("regs"):
         # a GPU whose own compiler never reported this config (no calibration of its own):
@@ -285,7 +289,8 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     if plain_source:
         out["regs_source"] = plain_source
     if out is not None and out.get("edge"):
-        out["regs_source"] = ("batched entry (device)" if device else
+        out["regs_source"] = (f"{'batched entry' if batched else 'edge build'} (device)"
+                              if device else
                               "batched table" if batched_row else
                               "edge table")
     plain = template_table_facts(target, False).get(cfg.name, {}) if edge else {}
@@ -304,9 +309,11 @@ def device_build_registers(gpu: str) -> dict:
     calibration/<gpu>/build_registers.csv (device run W, tools/device/batched_registers.py,
     cuFuncGetAttribute after NVRTC; the folder found by spec name or alias,
     model.calib.calibration_name); {} where the GPU has none. template_facts takes the
-    batched entry's registers from it, as the plain build's come from the device's
-    occupancy rows: nvcc here and NVRTC there differ by a few registers (run W: the edge
-    builds within 8 for 84 % of the configs)."""
+    batched entry's and the bounds-checked build's registers from it (the latter since
+    session 55), as the plain build's come from the device's occupancy rows: nvcc here and
+    NVRTC there differ by a few registers (run W: the edge builds within 8 for 84 % of the
+    configs; 128x128x8/8x8/db 124 on the GPU against nvcc's 129, two blocks per SM
+    against one)."""
     if not gpu:
         return {}
     from gemmmodel.model.calib import calibration_name

@@ -211,6 +211,10 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         fetch_rate=fetch.value if fetch is not None else 1.0,
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
         edge_extra=edge_extra.value, rounds=float(wi.rounds), **tail,
+        # a single buffer's last edge block (edge_tail.py; a register double buffer's edge
+        # blocks are its last round's critical path instead: edge_critical)
+        edge_issue_full=(float(checked.inputs.get("r", 1.0)) / checked.value
+                         if edge_extra.value > 0 and mode == "single" else 1.0),
         terms=terms)
 
 

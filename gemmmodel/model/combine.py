@@ -37,11 +37,12 @@
       pipes (fitted: docs/model.md section 10, ninth change; 0 iterations for every other
       loop). The copies' data-pipe time is not charged per instruction: their LDS write
       passes are in P_lds and the copies issue under the FMAs.
-    t_edge = edge_tail_scale * e * (t_pipes + t_latency + t_async) / rounds: the launch's
-      last block is an edge block (the last block row or column), which takes the checked
-      loads and runs 1 + e times as long as the interior blocks of its round
-      (work.edge_block_term; rounds on the busiest CU). edge_tail_scale is 0 (off) by
-      default (calib.py).
+    t_edge = edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) / rounds:
+      a single buffer's launch ends with its last edge block (the last block row or
+      column), which takes the checked loads; rho_model = the launch's time with every
+      block on the checked path over its time as it is (edge_tail.py; rounds on the busiest
+      CU; edge_tail_scale fitted to the per-block timestamps of device runs U, AB, AD, AE
+      and AQ, not to the kernel timings). 0 for every other build.
     t_ramp, t_launch from spawn.py.
 Partial last round: where the busiest CU runs B blocks at b a time and r = B mod b > 0 (B >
 b), t_pipes, t_latency and t_async each add two evaluations: the full rounds with the share
@@ -80,7 +81,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
           "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
-          "edge_critical", "tail_edge_critical")
+          "edge_critical", "tail_edge_critical", "edge_issue_full")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -121,6 +122,8 @@ class Components:
     edge_critical: float = 0.0  # share of the full rounds' iterations that wait as an edge
     #                             block of a register double buffer (its last round, 1/rounds)
     tail_edge_critical: float = 0.0  # the same for the partial last round (1 or 0)
+    edge_issue_full: float = 1.0  # a single buffer with edge blocks: its issue work with
+    #                               every block on the checked path / as it is (r / factor)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -133,13 +136,33 @@ SCALED = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "n_unit_iters", "asyn
 
 
 def evaluate_arrays(a: dict, theta: dict) -> dict:
-    """Vectorised combination over arrays of component fields; returns every part (s).
+    """Vectorised combination over arrays of component fields; returns every part (s):
+    _rounds_total's, plus the launch's last edge block (edge_tail.py): where a single
+    buffer has edge blocks (edge_issue_full f > 1), rho_model = the launch's time with its
+    issue work and issued stalls times f over its time as it is (launch and ramp left out),
+    and t_edge = edge_tail_scale * (rho_model - 1) * t_block."""
+    th = {**DEFAULT_FIT, **theta}
+    out = _rounds_total(a, th)
+    f = np.atleast_1d(a.get("edge_issue_full", 1.0)) * np.ones_like(out["total"])
+    ratio = np.ones_like(out["total"])
+    if np.any(f > 1.0):
+        checked = dict(a)
+        checked["issue_s"] = np.atleast_1d(a["issue_s"]) * f
+        checked["mem_instr_s"] = np.atleast_1d(a["mem_instr_s"]) * f
+        fixed = np.atleast_1d(a["launch_s"]) + np.atleast_1d(a["ramp_s"])
+        full = _rounds_total(checked, th)["total"] - fixed
+        ratio = np.where(f > 1.0, full / np.maximum(out["total"] - fixed, 1e-300), 1.0)
+    t_edge = th["edge_tail_scale"] * np.maximum(ratio - 1.0, 0.0) * out["t_block"]
+    return {**out, "total": out["total"] + t_edge, "t_edge": t_edge, "edge_ratio": ratio}
+
+
+def _rounds_total(a: dict, th: dict) -> dict:
+    """The time without the last edge block's t_edge (evaluate_arrays), every part (s).
 
     Where the busiest CU's blocks end in a partial round (tail_share s > 0: e.g. 3 blocks at
     2 per CU run 2 together, then 1 alone), the full rounds (share 1 - s) and that last
     round (share s, with its own resident units, waves per SIMD and alone factor) are
     combined separately and added: the last round's blocks overlap only each other."""
-    th = {**DEFAULT_FIT, **theta}
     one = np.ones_like(np.atleast_1d(a["issue_s"]), dtype=float)
     s = np.atleast_1d(a.get("tail_share", 0.0)) * one
     main = dict(a)
@@ -161,11 +184,10 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     t_lat = pm["t_latency"] + pt["t_latency"]
     t_async = pm["t_async"] + pt["t_async"]
     t_block = (t_pipes + t_lat + t_async) / np.maximum(np.atleast_1d(a["rounds"]), 1.0)
-    t_edge = th["edge_tail_scale"] * np.atleast_1d(a["edge_extra"]) * t_block
-    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async + t_edge
+    total = (np.atleast_1d(a["launch_s"]) + t_pipes + t_lat + t_async
              + np.atleast_1d(a["ramp_s"]))
     pipes = _pipes(a, th)
-    return {"total": total, "t_edge": t_edge, "t_block": t_block, "t_pipes": t_pipes,
+    return {"total": total, "t_block": t_block, "t_pipes": t_pipes,
             "top": pm["top"], "loss": pm["loss"], "q": pm["q"], "t_latency": t_lat,
             "q_latency": pm["q_latency"], "t_async": t_async,
             "latency_per_iter": pm["latency_per_iter"],
@@ -338,17 +360,21 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                       note="cp.async double buffer: wait for the copies and barrier per block "
                            "tile iteration (fitted)"),) + extra
     if comp.edge_extra > 0:
+        single = comp.edge_issue_full > 1.0
         extra = (Term("t_edge_s", parts["t_edge"], "s",
-                      "edge_tail_scale * edge_block_extra * (t_pipes + t_latency + t_async) "
-                      "/ rounds",
-                      {"edge_tail_scale": th["edge_tail_scale"], "t_block_s": parts["t_block"],
+                      "edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) "
+                      "/ rounds, rho_model = the time with every block on the checked path "
+                      "(issue x f) / as it is",
+                      {"edge_tail_scale": th["edge_tail_scale"], "rho_model": parts["edge_ratio"],
+                       "f": comp.edge_issue_full, "t_block_s": parts["t_block"],
                        "rounds": comp.rounds},
                       children=tuple(x for x in (t.get("edge_block_extra"),) if x),
-                      note=("the launch's last block is an edge block: it ends this much "
-                            "after its round's interior blocks" if th["edge_tail_scale"] > 0 else
-                            "off (edge_tail_scale = 0, docs/model.md section 10): an edge "
-                            "block runs about 1 + edge_block_extra times as long as its "
-                            "round's interior blocks")),) + extra
+                      note=("the launch's last block is an edge block: it ends this much after "
+                            "its round's interior blocks (edge_tail.py; edge_tail_scale fitted "
+                            "to device runs U, AB, AD, AE, AQ)" if single else
+                            "0 for a register double buffer: its edge blocks wait their loads "
+                            "every tile and set its last round's latency (edge_critical)")),
+                 ) + extra
     if comp.tail_share > 0:
         extra = (Term("t_last_round_s", parts["t_tail"], "s",
                       "t_pipes + t_latency + t_async of the busiest CU's partial last round "

@@ -1,0 +1,91 @@
+"""The launch's last edge block (twenty-eighth change, session 55; docs/model.md section 7).
+
+A bounds-checked build's edge blocks (the last block row and column, work.edge_block_count)
+run the checked loads. Device runs U, AB, AD, AE and AQ stamped every block
+(calibration/<gpu>/tail_stamps*.json): an edge block runs rho = its duration over the
+interior blocks' of its round, 1.0-1.2 for single buffers and 1.2-1.5 for register-staged
+double buffers, and the launch ends with the last one. The model prices it as
+
+    t_edge = edge_tail_scale * (rho_model - 1) * t_block        (single buffers)
+
+    rho_model  the model's own time of the launch with every block on the checked path (its
+               issue work, and the stalls it issues, times r / checked_path_factor, r the
+               checked path's instructions over the plain loop's, work.checked_path_term)
+               over its time as it is (combine.evaluate_arrays)
+    t_block    (t_pipes + t_latency + t_async) / rounds: one round's duration
+
+A register-staged double buffer's edge blocks keep the twenty-fourth change (their loads
+wait every tile, so its last round's latency is theirs: Components.edge_critical), and take
+no t_edge. edge_tail_scale is fitted here, not by fit.py: least squares through the origin
+of the measured rho - 1 on the model's rho_model - 1 over the stamped single-buffer launches
+(`fit_edge_tail_scale`): the edge block's extra instructions share its SM's issue with
+the interior blocks, which leave slots idle at their barriers and loads, so it runs well
+below the fully checked launch's rate. Its value and its training data are stored in
+calib.EDGE_TAIL_FIT.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gemmmodel import CALIBRATION_DIR
+
+#: The stamped runs (device runs U, AB, AD, AE, AQ) under calibration/<gpu>/.
+STAMP_GLOB = "tail_stamps*.json"
+
+
+def measured_edge_ratios(gpu: str = "h200", root: Path | None = None) -> list[dict]:
+    """[{size, config, rho}]: per stamped launch with edge blocks, the median over its
+    repeats of the edge blocks' duration over the interior blocks' (block_us_edge /
+    block_us_interior)."""
+    folder = Path(root or CALIBRATION_DIR) / gpu
+    groups: dict = {}
+    for path in sorted(folder.glob(STAMP_GLOB)):
+        for run in json.loads(path.read_text()).get("runs", []):
+            if run.get("edge_blocks") and run.get("block_us_edge") and \
+                    run.get("block_us_interior"):
+                key = (str(run["size"]), str(run["config"]))
+                groups.setdefault(key, []).append(run["block_us_edge"] /
+                                                  run["block_us_interior"])
+    return [{"size": s, "config": c, "rho": float(np.median(v))}
+            for (s, c), v in sorted(groups.items())]
+
+
+def model_edge_ratio(config: str, size: str, gpu: str = "h200") -> float:
+    """rho_model of a template config at a shape (module docstring), with the committed
+    calibration and fit; 1.0 where the launch has no edge block."""
+    from gemmmodel.compile.table import template_facts
+    from gemmmodel.model import assemble, load_calib
+    from gemmmodel.model.combine import evaluate
+    from gemmmodel.spec import load_spec
+    from gemmmodel.template import parse_name
+
+    spec, calib = load_spec(gpu), load_calib(gpu)
+    shape = tuple(int(x) for x in size.split("x"))
+    shape = shape + (1,) * (4 - len(shape))
+    cfg = parse_name(config)
+    comp = assemble(cfg.params(int(spec.wave_size)), template_facts(cfg, spec, None, shape),
+                    spec, shape, calib)
+    return float(evaluate(comp, calib.fit or {})["edge_ratio"])
+
+
+def fit_edge_tail_scale(gpu: str = "h200", root: Path | None = None) -> dict:
+    """edge_tail_scale by least squares through the origin of measured rho - 1 on
+    rho_model - 1 over the stamped single-buffer launches (module docstring):
+    {scale, n, rms, rows}."""
+    rows = []
+    for r in measured_edge_ratios(gpu, root):
+        if "/db" in r["config"]:
+            continue
+        rows.append({**r, "rho_model": model_edge_ratio(r["config"], r["size"], gpu)})
+    x = np.array([r["rho_model"] - 1.0 for r in rows])
+    y = np.array([r["rho"] - 1.0 for r in rows])
+    scale = float(x @ y / (x @ x)) if len(rows) and x @ x > 0 else 0.0
+    rms = float(np.sqrt(np.mean((y - scale * x) ** 2))) if len(rows) else 0.0
+    return {"scale": scale, "n": len(rows), "rms": rms, "rows": rows}
+
+
+__all__ = ["STAMP_GLOB", "fit_edge_tail_scale", "measured_edge_ratios", "model_edge_ratio"]
