@@ -76,10 +76,13 @@ def _table_rows(spec) -> list[Measured]:
 def _calibration_rows(spec, root=None) -> list[Measured]:
     from gemmmodel.calibrate.load import load
 
+    from gemmmodel.model.calib import calibration_name
+
     try:
         frames = load(spec.name, root) if root else load(spec.name)
     except (BadArgument, OSError):
         return []
+    folder = calibration_name(spec.name, root) if root else calibration_name(spec.name)
     out = []
     for suite, key in (("kernels", "kernel"), ("template", "config"), ("batched", None)):
         df = frames.get(suite)
@@ -102,7 +105,7 @@ def _calibration_rows(spec, root=None) -> list[Measured]:
             batch = row.get("batch")
             shape = tuple(int(d) for d in dims) + (1 if missing(batch) else int(batch or 1),)
             note = "noisy" if row.get("noisy") else ""
-            out.append(Measured(kernel, shape, float(t), f"calibration/{spec.name}/{suite}.csv",
+            out.append(Measured(kernel, shape, float(t), f"calibration/{folder}/{suite}.csv",
                                 note))
     return out
 
@@ -118,7 +121,9 @@ def _sweep_rows(gpu: str, root=None) -> tuple:
         folder = calibration_dir(gpu, root) if root else calibration_dir(gpu)
     except (BadArgument, OSError):
         return ()
-    return tuple(Measured(config, tuple(shape), t, f"calibration/{gpu}/{sweep_file(part)}",
+    # the folder's own name (spec sm_90 reads calibration/h100), not the name asked for
+    return tuple(Measured(config, tuple(shape), t,
+                          f"calibration/{folder.name}/{sweep_file(part)}",
                           "template sweep (median)")
                  for part, times in all_sweeps(folder).items()
                  for (config, shape), t in times.items())

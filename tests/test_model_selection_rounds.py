@@ -371,6 +371,23 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (91.39, 97.51, 91.47, 97.63), 0.0371,
      ["1000x3000x8000"],
      ["4480x4480x1536", "6400x1600x2560"]),
+    # 53 (c26af8b): the twenty-eighth change (a single buffer's last edge block) and the
+    # edge build's NVRTC registers, the correction with round 52's sweep. The model's worst:
+    # 4000x3000x640 (87.8 %, 128x128x8/8x8/p4 picked, best its /db twin) and five of six
+    # below 95 %; the neighbours' worst 1800x5400x2200 (94.4 %, 64x64x16/8x4/p4/db picked,
+    # best 128x128x8/8x8/p4/db), their top3 100 % at every shape
+    ("heldout53", 52, "c26af8b", (87.84, 92.33, 88.89, 93.58), 0.0888,
+     (94.38, 98.85, 100.0, 100.0), 0.0440,
+     ["1800x5400x2200"],
+     ["4000x3000x640", "5632x2816x1536", "72x360x1080x48", "896x896x14336"]),
+    # 54 (e36df44, the model of c26af8b), the correction with round 53's sweep. The model's
+    # worst: 1152x4608x2304 (82.6 %, the cp.async 64x128x16/8x8/p4/db picked, best the
+    # single 64x128x32/8x8/p4, which the neighbours pick); the neighbours' worst
+    # 128x256x1024x40 (batched, 83.1 %, 64x64x16/8x4/p4 picked, best 64x64x16/4x8/db)
+    ("heldout54", 53, "e36df44", (82.59, 94.98, 92.31, 98.42), 0.0831,
+     (83.06, 94.95, 92.04, 97.41), 0.0447,
+     ["104x312x624x52", "128x256x1024x40", "2200x2200x6600"],
+     ["1152x4608x2304", "3072x5120x896", "4864x2432x3072"]),
 ]
 
 
