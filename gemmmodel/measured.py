@@ -75,14 +75,13 @@ def _table_rows(spec) -> list[Measured]:
 
 def _calibration_rows(spec, root=None) -> list[Measured]:
     from gemmmodel.calibrate.load import load
-
     from gemmmodel.model.calib import calibration_name
 
     try:
         frames = load(spec.name, root) if root else load(spec.name)
     except (BadArgument, OSError):
         return []
-    folder = calibration_name(spec.name, root) if root else calibration_name(spec.name)
+    folder = calibration_name(spec.name, root)
     out = []
     for suite, key in (("kernels", "kernel"), ("template", "config"), ("batched", None)):
         df = frames.get(suite)

@@ -182,45 +182,29 @@ def test_the_h100_heldout_round(comparison):
     assert "neighbours-from h200" in nb["label"]
 
 
-def test_the_h100_second_heldout_round(comparison):
-    """Run H7: six more shapes no GPU had swept, ranked at 44ab95a (session 54's L1 line
-    term) with the H100's own fit, the H200's carried over and the H200's neighbours."""
-    rows = list(csv.DictReader((H100 / "selection_sweep_heldout2.csv").open()))
-    assert len(rows) == 6 * 372 and not [r for r in rows if r["error"]]
-    assert {r["gpu"] for r in rows} == {"NVIDIA H100 80GB HBM3"}
-    meta = json.loads((H100 / "selection_predictions_heldout2.json").read_text())
-    assert meta["commit_before_recording"].startswith("44ab95a")
-    own, moved = comparison["heldout2"], comparison["heldout2_from_h200"]
-    nb = comparison["heldout2_neighbours"]
-    # the model's picks: 76.9 % at 192x96x1024x28, 80.8 % at 2304x2304x9216 (the cp.async
-    # 64x128x16/8x8/p4/db over the measured best, the single 128x64x16/8x8/p4)
-    assert own["min_top1_pct_of_best"] == pytest.approx(76.95, abs=0.05)
-    assert own["mean_top1_pct_of_best"] == pytest.approx(89.26, abs=0.05)
-    assert own["min_top3_pct_of_best"] == pytest.approx(93.17, abs=0.05)
-    assert own["time_error"]["mape"] == pytest.approx(0.0881, abs=0.0005)
-    assert moved["mean_top1_pct_of_best"] == pytest.approx(89.26, abs=0.05)
-    # the H200's neighbours on the H100 model, now that both read the same inputs
-    assert nb["min_top1_pct_of_best"] == pytest.approx(93.48, abs=0.05)
-    assert nb["mean_top1_pct_of_best"] == pytest.approx(96.82, abs=0.05)
-    assert nb["time_error"]["mape"] == pytest.approx(0.0581, abs=0.0005)
-
-
-@pytest.mark.parametrize(("round_", "run", "commit", "own", "own_mape", "nb", "nb_mape",
-                          "moved_mape"), [
+@pytest.mark.parametrize(("round_", "run", "commit", "own", "own_mape", "moved", "moved_mape",
+                          "nb", "nb_mape"), [
+    # run H7: ranked at 44ab95a (session 54's L1 line term). The model's picks: 76.9 % at
+    # 192x96x1024x28, 80.8 % at 2304x2304x9216 (the cp.async 64x128x16/8x8/p4/db over the
+    # measured best, the single 128x64x16/8x8/p4); the H200's neighbours on the H100 model,
+    # now that both read the same inputs, 93.5 / 96.8 %
+    ("heldout2", "h7", "44ab95a", (76.95, 89.26, 93.17, 95.30), 0.0881,
+     (76.95, 89.26, 93.17, 95.30), 0.0844, (93.48, 96.82, 93.48, 97.30), 0.0581),
     # run H11: the twenty-eighth change (session 55). The H200's neighbours on the H100
     # model meet issue 8's targets at all six shapes (top1 >= 95, top3 >= 98); the model
     # alone picks the cp.async 64x64x32/8x4/p4/db at 5120x2560x2048 (83.9 %; best the
     # single 128x64x16/8x8/p4, the neighbours' pick)
     ("heldout3", "h11", "c26af8b", (83.94, 93.60, 88.47, 95.21), 0.0852,
-     (96.14, 98.98, 100.0, 100.0), 0.0507, 0.0815),
+     (83.94, 93.60, 88.47, 95.21), 0.0815, (96.14, 98.98, 100.0, 100.0), 0.0507),
     # run H12: the same model (recorded at e36df44); 5000x5000x1200 the worst for both
     ("heldout4", "h12", "e36df44", (91.58, 96.52, 94.25, 98.19), 0.0849,
-     (92.88, 97.21, 97.38, 99.08), 0.0602, 0.0802),
+     (91.58, 96.52, 94.25, 98.54), 0.0802, (92.88, 97.21, 97.38, 99.08), 0.0602),
 ])
-def test_the_h100_rounds_of_session_55(comparison, round_, run, commit, own, own_mape, nb,
-                                       nb_mape, moved_mape):
-    """Six shapes no GPU had swept per round, three rankings recorded before the sweep:
-    the H100's own fit, the H200's carried over, the H200's neighbours."""
+def test_the_h100_later_heldout_rounds(comparison, round_, run, commit, own, own_mape, moved,
+                                       moved_mape, nb, nb_mape):
+    """Runs H7, H11, H12: six shapes no GPU had swept per round, three rankings recorded
+    before the sweep: the H100's own fit, the H200's carried over, the H200's neighbours
+    on the H100 model. Only round 3's neighbours meet both targets."""
     rows = list(csv.DictReader((H100 / f"selection_sweep_{round_}.csv").open()))
     assert len(rows) == 6 * 372 and not [r for r in rows if r["error"]]
     assert {r["gpu"] for r in rows} == {"NVIDIA H100 80GB HBM3"}
@@ -230,13 +214,12 @@ def test_the_h100_rounds_of_session_55(comparison, round_, run, commit, own, own
     assert meta["neighbours_from"] == "h200" and meta["calib_from"] == "h200"
     keys = ("min_top1_pct_of_best", "mean_top1_pct_of_best", "min_top3_pct_of_best",
             "mean_top3_pct_of_best")
-    for part, want, mape in ((comparison[round_], own, own_mape),
-                             (comparison[f"{round_}_neighbours"], nb, nb_mape),
-                             (comparison[f"{round_}_from_h200"], None, moved_mape)):
-        if want:
-            assert [part[k] for k in keys] == pytest.approx(want, abs=0.05)
+    for suffix, want, mape in (("", own, own_mape), ("_from_h200", moved, moved_mape),
+                               ("_neighbours", nb, nb_mape)):
+        part = comparison[round_ + suffix]
+        assert [part[k] for k in keys] == pytest.approx(want, abs=0.05)
         assert part["time_error"]["mape"] == pytest.approx(mape, abs=0.0005)
-    assert comparison[f"{round_}_neighbours"]["meets_targets"] == (round_ == "heldout3")
+        assert part["meets_targets"] == (round_ + suffix == "heldout3_neighbours")
 
 
 def test_the_h100_reads_its_own_nvrtc_registers_for_batched_builds():

@@ -260,8 +260,9 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     block tile, template.plan.shape_needs_edge): the registers the GPU's own compiler gave
     that build (device_build_registers, "edge"), else the edge table's; a batched launch
     (batch > 1) the strided-batched entry's table (the edge table where it has no row for
-    the config) with the GPU's registers for that entry where it has them. All: the config's LDS bytes and, from the committed table of the
-    spec's compile target, the load round trips and spill operations per tile; the
+    the config) with the GPU's registers for that entry where it has them. All: the
+    config's LDS bytes and, from the committed table of the spec's compile target, the
+    load round trips and spill operations per tile; the
     bounds-checked build also `checked_path_ratio`: the main loop's instructions per tile
     that an edge block executes over the plain build's. The numerator is the build without
     its unchecked path (EDGE=2, the *_checked tables: the checked loads alone); where that

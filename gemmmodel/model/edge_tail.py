@@ -54,16 +54,14 @@ def measured_edge_ratios(gpu: str = "h200", root: Path | None = None) -> list[di
             for (s, c), v in sorted(groups.items())]
 
 
-def model_edge_ratio(config: str, size: str, gpu: str = "h200") -> float:
-    """rho_model of a template config at a shape (module docstring), with the committed
-    calibration and fit; 1.0 where the launch has no edge block."""
+def model_edge_ratio(config: str, size: str, spec, calib) -> float:
+    """rho_model of a template config at a shape (module docstring), with the calibration
+    and fit `calib`; 1.0 where the launch has no edge block."""
     from gemmmodel.compile.table import template_facts
-    from gemmmodel.model import assemble, load_calib
+    from gemmmodel.model import assemble
     from gemmmodel.model.combine import evaluate
-    from gemmmodel.spec import load_spec
     from gemmmodel.template import parse_name
 
-    spec, calib = load_spec(gpu), load_calib(gpu)
     shape = tuple(int(x) for x in size.split("x"))
     shape = shape + (1,) * (4 - len(shape))
     cfg = parse_name(config)
@@ -76,11 +74,12 @@ def fit_edge_tail_scale(gpu: str = "h200", root: Path | None = None) -> dict:
     """edge_tail_scale by least squares through the origin of measured rho - 1 on
     rho_model - 1 over the stamped single-buffer launches (module docstring):
     {scale, n, rms, rows}."""
-    rows = []
-    for r in measured_edge_ratios(gpu, root):
-        if "/db" in r["config"]:
-            continue
-        rows.append({**r, "rho_model": model_edge_ratio(r["config"], r["size"], gpu)})
+    from gemmmodel.model import load_calib
+    from gemmmodel.spec import load_spec
+
+    spec, calib = load_spec(gpu), load_calib(gpu)
+    rows = [{**r, "rho_model": model_edge_ratio(r["config"], r["size"], spec, calib)}
+            for r in measured_edge_ratios(gpu, root) if "/db" not in r["config"]]
     x = np.array([r["rho_model"] - 1.0 for r in rows])
     y = np.array([r["rho"] - 1.0 for r in rows])
     scale = float(x @ y / (x @ x)) if len(rows) and x @ x > 0 else 0.0
