@@ -113,8 +113,13 @@ def test_validate_command_json_schema(tmp_path, monkeypatch, capsys):
     for row in data["rows"]:
         assert {"kernel", "shape", "predicted_s", "measured_s"} <= set(row)
         assert row["predicted_s"] > 0 and row["measured_s"] > 0
+    disc = data["discordance"]
+    assert disc["pairs"] == data["n"] * (data["n"] - 1) // 2
+    assert disc["within"] + disc["cross"] == disc["discordant"]
+    assert sum(r["n"] for r in disc["by_shape"]) == data["n"]
     assert main(["validate", "--gpu", "h200"]) == 0
-    assert "per kernel" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "per kernel" in text and "discordant pairs" in text
 
 
 def test_validate_unknown_gpu_is_one_line_error(capsys):

@@ -33,6 +33,16 @@ def render(res: dict) -> str:
              (f"  n={res['n']}  MAPE={_pct(res['mape'])}  max error={_pct(res['max_error'])}  "
               f"Kendall tau={_num(res['kendall_tau'])}  "
               f"Spearman rho={_num(res['spearman_rho'])}")]
+    disc = res.get("discordance")
+    if disc and disc.get("pairs"):
+        lines.append(f"  Kendall tau's discordant pairs: {disc['discordant']} of {disc['pairs']} "
+                     f"({disc['within']} within a shape, {disc['cross']} across shapes)")
+        lines.append(f"    {'shape':<18} {'n':>4} {'tau':>6} {'within':>7} {'cross':>7} "
+                     f"{'tau if exact':>13}")
+        for row in disc["by_shape"]:
+            lines.append(f"    {row['shape']:<18} {row['n']:>4} {_num(row['tau']):>6} "
+                         f"{row['within']:>7} {row['cross']:>7} "
+                         f"{_num(row['tau_if_exact'], '{:.4f}'):>13}")
     if res.get("per_kernel"):
         lines.append("  per kernel (worst first):")
         lines.append(f"    {'kernel':<28} {'n':>3} {'MAPE':>8} {'max':>8}")

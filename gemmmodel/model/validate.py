@@ -7,6 +7,8 @@ kernel's timings (fit.py), then k is predicted at each of its shapes. Metrics ov
 between predicted and measured times, and a per-kernel table. A shipped table (REFERENCE.md
 section 3, MI100) is predicted from the spec, the catalogue parameters and the compile facts
 with the a-priori DEFAULT_FIT: Spearman rho and MAPE.
+`discordance` (discord.py) splits tau's discordant LOKO pairs by shape: within a shape,
+across shapes, and tau with one shape's predictions exact.
 Targets (reported, never tuned to): NVIDIA LOKO MAPE <= 10 %, tau >= 0.9; MI100 rho >= 0.8.
 """
 
@@ -23,6 +25,7 @@ from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.model.assemble import assemble
 from gemmmodel.model.calib import DEFAULT_FIT, Calib, calibration_name, fit_path, load_calib
 from gemmmodel.model.combine import components_arrays
+from gemmmodel.model.discord import discordance
 from gemmmodel.model.fit import FIT_PARAMS, fit_theta, predict_times, write_fit
 from gemmmodel.model.samples import (
     VALIDATION_TABLES,
@@ -191,6 +194,7 @@ def validate_gpu(gpu: str, write: bool = False, root=None,
     if samples:
         res = loko(samples, spec, calib)
         out.update({"method": "leave-one-kernel-out", **res})
+        out["discordance"] = discordance(res["rows"])
         out["fit_transfer"] = fit_transfer(samples, spec, calib, folder, root)
         train = [s for s in samples if not fit_shapes or s.shape_text in fit_shapes]
         if not train:
