@@ -7,7 +7,9 @@
 `patterns`: mb_smem_pattern (kernels/micro/smem.cu) for every pattern of
 gemmmodel.calibrate.micro_compute.SMEM_PATTERNS at 32/64/128 bits, in that order (the order
 is printed as `order,<index>,<bits>,<pattern>` lines so ncu's rows can be matched).
-`configs`: each template config (or catalogue id) once at --size on fresh random inputs.
+`configs`: each template config (or catalogue id) once at --size on fresh random inputs; a
+template config name ending in `+edge` launches its bounds-checked build (EDGE=1) even
+where the shape is a tile multiple.
 Timing is not the point here (ncu serialises and replays); counts are.
 """
 
@@ -62,6 +64,11 @@ def configs(rt, names: list[str], size: str) -> None:
             entry, grid, block = launch_spec(prob, cfg)
             rt.launch(compile_batched(rt, cfg), entry, grid, block,
                       kernel_args(prob, bufs[1], bufs[0], bufs[2]))
+        elif name.endswith("+edge"):   # the bounds-checked build (EDGE=1) forced
+            plan = parse_name(name[:-len("+edge")]).plan(m, n, k, edge=True)
+            entry = plan.entry
+            rt.launch_plan(rt.compile_plan(plan), plan, m, n, k, 1.0, bufs[0], bufs[1], 0.0,
+                           bufs[2])
         else:
             plan = resolve(name).plan(m, n, k)
             entry = plan.entry
