@@ -20,8 +20,18 @@ m=$NCU_ISSUE_METRICS
 C="32x128x32/8x8/db 64x64x32/8x8/db 128x64x32/8x8/db 64x64x8/8x8/db 64x128x16/4x8/db"
 E=""
 for c in $C; do E="$E $c $c+edge"; done
-ncu_configs as 3072x1024x1024 $E
-ncu_configs as 3000x1000x1024 32x128x32/8x8/db 64x64x8/8x8/db
+# precompile outside ncu (NVRTC of the BK 32 8x8 EDGE=1 builds takes seconds each), then
+# count: ncu_configs' own 170 s limit is too short for ten launches with compiles
+python3 tools/device/ncu_launch.py configs --size 3072x1024x1024 $E | tail -2
+python3 tools/device/ncu_launch.py configs --size 3000x1000x1024 32x128x32/8x8/db 64x64x8/8x8/db | tail -1
+for job in "3072x1024x1024 $E" "3000x1000x1024 32x128x32/8x8/db 64x64x8/8x8/db"; do
+  set -- $job; size=$1; shift
+  timeout 400 ncu --csv --page raw -k regex:sgemm --section WarpStateStats \
+    --section SchedulerStats --metrics $m python3 tools/device/ncu_launch.py configs \
+    --size $size "$@" > $OUT/ncu_as_$size.txt 2>&1
+  grep "==ERROR==" $OUT/ncu_as_$size.txt | head -3
+  echo "$size: $(grep -c '^"' $OUT/ncu_as_$size.txt) rows"
+done
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version \
   --format=csv,noheader | tee -a $OUT/gpu_as.txt
 ls -la $OUT
