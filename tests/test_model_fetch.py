@@ -12,10 +12,14 @@ from gemmmodel.compile.table import template_facts
 from gemmmodel.model import assemble, load_calib
 from gemmmodel.model.combine import evaluate
 from gemmmodel.model.fetch import (
+    NO_STALL_WARPS,
     NVIDIA_INSTRUCTION_BYTES,
     code_kib,
     fetch_rate,
+    fetch_term,
     load_icache,
+    ncu_fetch_stalls,
+    stall_rate,
 )
 from gemmmodel.spec import load_spec
 from gemmmodel.template import parse_name
@@ -102,3 +106,44 @@ def test_no_fetch_term_without_the_table():
     assert "instruction_fetch_rate" not in bare.terms and bare.fetch_rate == 1.0
     theta = calib.theta()
     assert evaluate(bare, theta)["total"] < evaluate(comp, theta)["total"]
+
+
+def test_ncu_measured_no_fetch_stall_from_three_warps_per_scheduler():
+    """The evidence for NO_STALL_WARPS (fetch.py, twenty-ninth change): the committed ncu
+    runs of the template's launches (calibration/h200/ncu_*.txt, runs G to AS)."""
+    rows = ncu_fetch_stalls(FOLDER)
+    assert len(rows) >= 150
+    busy = [r["no_instruction"] for r in rows if r["warps"] >= 2.6]
+    few = [r["no_instruction"] for r in rows if r["warps"] < 2.0]
+    assert len(busy) >= 90 and max(busy) <= 0.15
+    assert sorted(busy)[len(busy) // 2] <= 0.05
+    # below two active warps the large loops stall on fetch (run AB's batched BK 32 8x8 build
+    # 1.42; run AS's bounds-checked BK 32 8x8 /db builds at 3072x1024x1024 0.28-0.36)
+    assert max(few) > 1.0 and sum(x >= 0.25 for x in few) >= 8
+    forced = {r["config"]: r["no_instruction"] for r in rows
+              if r["file"] == "ncu_as_3072x1024x1024.txt"}
+    for tile in ("32x128x32/8x8/db", "64x64x32/8x8/db", "128x64x32/8x8/db"):
+        assert forced[tile + "+edge"] > forced[tile] + 0.1
+
+
+def test_the_floor_applies_below_three_warps_per_scheduler_only():
+    table = load_icache(FOLDER)
+    assert NO_STALL_WARPS == 3.0
+    assert stall_rate(table, 64, 4) == 1.0 and fetch_rate(table, 64, 4) < 0.7
+    assert stall_rate(table, 192, 2) == fetch_rate(table, 192, 2) < 0.34
+    assert stall_rate(table, 64, 1) == pytest.approx(0.41, abs=0.01)
+    term = fetch_term(table, 64.0, 4.0)
+    assert term.value == 1.0 and term.inputs["eta_table"] == pytest.approx(0.66, abs=0.01)
+    assert fetch_term(table, 64.0, 1.0).value == pytest.approx(0.41, abs=0.01)
+
+
+def test_a_bounds_checked_build_at_three_warps_has_no_floor_and_its_last_round_does():
+    # 128x64x8/8x8/db at 3000x1000x1024: 3 blocks per SM (w = 3), one round, no floor;
+    # 128x64x32/8x8/db (w = 2) keeps its table rate, and its partial last round at w = 1
+    calib = load_calib("h200")
+    comp = components("128x64x8/8x8/db", (3000, 1000, 1024, 1), calib)
+    assert comp.w == 3.0 and comp.fetch_rate == 1.0
+    assert comp.terms["instruction_fetch_rate"].inputs["eta_table"] < 0.8
+    two = components("128x64x32/8x8/db", (3000, 1000, 1024, 1), calib)
+    assert two.w == 2.0 and two.fetch_rate < 0.8
+    assert two.tail_w == 1.0 and two.tail_fetch_rate < two.fetch_rate

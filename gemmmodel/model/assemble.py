@@ -13,7 +13,7 @@ from gemmmodel.errors import BadArgument
 from gemmmodel.model import latency as lat
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.combine import MODES, Components
-from gemmmodel.model.fetch import code_kib, fetch_rate, fetch_term
+from gemmmodel.model.fetch import code_kib, fetch_term, stall_rate
 from gemmmodel.model.kernel import KernelDesc, describe
 from gemmmodel.model.lds import async_copy_cycles_per_iter, lds_passes_per_iter, pass_rate_per_clk
 from gemmmodel.model.lines import global_line_term
@@ -168,7 +168,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     fetch = fetch_term(icache, kib, wi.waves_per_simd,
                        str(calib.source) if calib is not None else "")
     if fetch is not None and "tail_w" in tail:
-        tail["tail_fetch_rate"] = fetch_rate(icache, kib, tail["tail_w"])
+        tail["tail_fetch_rate"] = stall_rate(icache, kib, tail["tail_w"])
     # a register double buffer's edge blocks wait their loads every tile: the launch's
     # last round lasts as long as they do (run AB; the partial last round where there is one)
     share = (float(checked.inputs.get("s", 0.0))

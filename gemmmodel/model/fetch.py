@@ -23,6 +23,21 @@ The model (assemble.py, combine._pipes) charges it as a floor on the issue pipe:
       w         the resident warps per scheduler of the round (its partial last round its own)
 Without the table (every GPU but the H200 here) or without the compiled instruction count,
 eta_fetch = 1 and the term is absent. No parameter is fitted to it.
+
+Where the floor applies (twenty-ninth change, session 56): only below NO_STALL_WARPS = 3
+resident warps per scheduler (the round's w; its partial last round its own). At three or
+more, eta_fetch = 1 (`stall_rate`). Run AC's table falls to 0.49-0.83 from 40 KiB at
+w >= 3, but its loop is straight-line FFMAs from w independent blocks at full issue rate.
+ncu measured the template's own launches instead (calibration/h200/ncu_*.txt, runs G to AS;
+`ncu_fetch_stalls`). Every launch at 2.6 or more active warps per scheduler put at most 0.14
+warps per issue on `no_instruction` (95 launches, median 0.03), with whole code from 5 to
+69 KiB (run AQ's 56 KiB BK 8 /db at 3.9 warps: 0.07; run AS's 61 KiB bounds-checked
+64x64x8/8x8/db at 2.9: 0.06). Larger code at w >= 3 is an extrapolation. Below 2 active
+warps, the builds with large loops put 0.2-1.4 there (44 launches): run
+AB's batched 64x64x32/8x8/p4/db 1.42 at one warp, run AS's bounds-checked BK 32 8x8 /db
+builds 0.28-0.47. Session 49 found the same at run AQ and left the floor on because
+selection did not improve. Taken now for what ncu measures: LOKO tau 0.8900 -> 0.8936 on
+the H200 (docs/model.md section 10).
 Not modelled: run AO (calibration/<gpu>/icache_ao*.json) shows the rate at w also depends
 on how the w warps are grouped into blocks (at w = 2 and 64-96 KiB: 0.97 from two four-warp
 blocks, 0.88 from one eight-warp block; at w = 4 one sixteen-warp block held together by
@@ -31,6 +46,8 @@ barriers 0.83-0.94 against 0.66-0.70 otherwise); the table is of four-warp block
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -69,6 +86,51 @@ def fetch_rate(table: tuple, code_kib: float, w: float) -> float:
     return float(np.interp(max(float(w), 0.0), ws, at_w))
 
 
+#: Resident warps per scheduler from which the template's launches show no fetch stall in ncu
+#: (module docstring): the fetch floor applies only below it.
+NO_STALL_WARPS = 3.0
+
+
+def stall_rate(table: tuple, code_kib: float, w: float) -> float:
+    """The issue rate the model's fetch floor uses: eta_fetch(code_KiB, w) below
+    NO_STALL_WARPS resident warps per scheduler, 1.0 (no floor) from there on."""
+    if float(w) >= NO_STALL_WARPS:
+        return 1.0
+    return fetch_rate(table, code_kib, w)
+
+
+#: ncu's metric of warps stalled on instruction fetch, per issue.
+NCU_NO_INSTRUCTION = ("smsp__average_warps_issue_stalled_no_instruction_per_issue_active"
+                      ".ratio")
+NCU_WARPS = "smsp__warps_active.avg.per_cycle_active"
+
+
+def ncu_fetch_stalls(folder: Path) -> list[dict]:
+    """Every template launch in folder/ncu_*.txt (tools/device/ncu_launch.py under ncu
+    --csv --page raw with the WarpStateStats section): {file, config, size, warps,
+    no_instruction}, warps = active warps per scheduler, no_instruction = warps stalled on
+    instruction fetch per issue. Files without that metric are skipped."""
+    out = []
+    for path in sorted(Path(folder).glob("ncu_*.txt")):
+        lines = path.read_text(errors="replace").splitlines()
+        order = [ln.split(",") for ln in lines if ln.startswith("order,")]
+        table = list(csv.reader(io.StringIO("\n".join(ln for ln in lines
+                                                      if ln.startswith('"')))))
+        if len(table) < 3 or NCU_NO_INSTRUCTION not in table[0] or NCU_WARPS not in table[0]:
+            continue
+        head = table[0]
+        for mark, row in zip(order, table[2:]):
+            rec = dict(zip(head, row))
+            try:
+                warps = float(rec[NCU_WARPS].replace(",", ""))
+                stall = float(rec[NCU_NO_INSTRUCTION].replace(",", ""))
+            except (KeyError, ValueError):
+                continue
+            out.append({"file": path.name, "config": mark[2], "size": mark[-1],
+                        "warps": warps, "no_instruction": stall})
+    return out
+
+
 def code_kib(facts, spec) -> float | None:
     """The kernel's code size (KiB) from its compile facts: total instructions x the
     instruction size; None where either is unknown (AMD: variable-length encodings)."""
@@ -86,12 +148,19 @@ def fetch_term(table: tuple, kib: float | None, w: float, source: str = "") -> T
     fetch limit for it (no table or no code size)."""
     if not table or not kib:
         return None
+    if float(w) >= NO_STALL_WARPS:
+        return Term("instruction_fetch_rate", 1.0, "instr/clk",
+                    f"1 (w >= {NO_STALL_WARPS:g}: no fetch stall in ncu)",
+                    {"code_KiB": kib, "w": w, "eta_table": fetch_rate(table, kib, w)},
+                    note="ncu: the template's launches at 3 or more warps per scheduler put "
+                         "<= 0.14 warps per issue on no_instruction (fetch.py); run AC's "
+                         "table is not used here")
     return Term("instruction_fetch_rate", fetch_rate(table, kib, w), "instr/clk",
                 "eta_fetch(code_KiB, w): measured issue rate of a straight-line loop of that "
-                "size (interpolated)",
+                "size (interpolated), below 3 warps per scheduler",
                 {"code_KiB": kib, "w": w},
                 note=f"run AC ({source or ICACHE_FILE}); issue pipe >= issue_s / eta_fetch")
 
 
-__all__ = ["ICACHE_FILE", "NVIDIA_INSTRUCTION_BYTES", "code_kib", "fetch_rate", "fetch_term",
-           "load_icache"]
+__all__ = ["ICACHE_FILE", "NO_STALL_WARPS", "NVIDIA_INSTRUCTION_BYTES", "code_kib", "fetch_rate",
+           "fetch_term", "load_icache", "ncu_fetch_stalls", "stall_rate"]
