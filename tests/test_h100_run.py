@@ -56,9 +56,9 @@ def test_preregistered_scores(comparison):
     assert not pre["meets_targets"] and not moved["meets_targets"]
     assert comparison["posthoc"]["label"] == POSTHOC_OWN_LABEL
     # with the L1 line term (session 54): 90.25 / 96.21 %, MAPE 8.3 % (90.9 / 96.4 %, 9.8 %
-    # before it)
+    # before it); 8.1 % with session 56's fetch rule
     assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(96.21, abs=0.05)
-    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.083, abs=0.001)
+    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.081, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
 
@@ -109,21 +109,23 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     assert res["calibration"] == "h100" and res["n"] == 816
     # with the L1 line term (session 54, the H100's own table cp_async_rows.json; before:
     # 8.08 %, 0.8436: 6.18 %, 0.8860), then the edge build's NVRTC registers and the last
-    # edge block of a single buffer (session 55)
-    assert res["mape"] == pytest.approx(0.0596, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8877, abs=0.0005)
+    # edge block of a single buffer (session 55: 5.96 %, 0.8877), then no fetch floor from
+    # three warps per scheduler (session 56)
+    assert res["mape"] == pytest.approx(0.0583, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8918, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0597, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8897, abs=0.0005)
+    assert moved["mape"] == pytest.approx(0.0586, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8934, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
     for key in ("lds_efficiency", "issue_efficiency", "mem_instr_clk"):
         assert h100[key] == pytest.approx(h200[key], rel=0.05)
     # the constant cp.async wait sits near its 0.1-clock floor on both since the line term
-    # (session 54): 0.13 and 2.0 clocks per block tile iteration, against ~1000 of a tile
+    # (session 54): 0.10 and 2.2 clocks (session 56) per block tile iteration, against ~1000
+    # of a tile
     assert h100["async_wait_clk"] < 5 and h200["async_wait_clk"] < 5
 
 
