@@ -36,7 +36,7 @@ warps per issue on `no_instruction` (95 launches, median 0.03), with whole code 
 warps, the builds with large loops put 0.2-1.4 there (44 launches): run
 AB's batched 64x64x32/8x8/p4/db 1.42 at one warp, run AS's bounds-checked BK 32 8x8 /db
 builds 0.28-0.47. Session 49 found the same at run AQ and left the floor on because
-selection did not improve. Taken now for what ncu measures: LOKO tau 0.8900 -> 0.8936 on
+selection did not improve. Taken now for what ncu measures: LOKO tau 0.8900 -> 0.8934 on
 the H200 (docs/model.md section 10).
 Not modelled: run AO (calibration/<gpu>/icache_ao*.json) shows the rate at w also depends
 on how the w warps are grouped into blocks (at w = 2 and 64-96 KiB: 0.97 from two four-warp
