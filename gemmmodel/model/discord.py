@@ -49,8 +49,9 @@ def discordance(rows: list[dict], top_pairs: int = 5) -> dict:
     upper = np.triu(np.ones_like(disc), 1)
     same = shapes[:, None] == shapes[None, :]
     n = len(rows)
+    names = sorted(set(shapes.tolist()))
     by_shape = []
-    for shape in sorted(set(shapes.tolist())):
+    for shape in names:
         inside = shapes == shape
         exact = np.where(inside, meas, pred)
         by_shape.append({
@@ -60,7 +61,6 @@ def discordance(rows: list[dict], top_pairs: int = 5) -> dict:
             "cross": int(disc[np.ix_(inside, ~inside)].sum()),
             "tau_if_exact": _tau(exact, meas),
         })
-    names = sorted(set(shapes.tolist()))
     pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:

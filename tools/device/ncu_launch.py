@@ -64,13 +64,9 @@ def configs(rt, names: list[str], size: str) -> None:
             entry, grid, block = launch_spec(prob, cfg)
             rt.launch(compile_batched(rt, cfg), entry, grid, block,
                       kernel_args(prob, bufs[1], bufs[0], bufs[2]))
-        elif name.endswith("+edge"):   # the bounds-checked build (EDGE=1) forced
-            plan = parse_name(name[:-len("+edge")]).plan(m, n, k, edge=True)
-            entry = plan.entry
-            rt.launch_plan(rt.compile_plan(plan), plan, m, n, k, 1.0, bufs[0], bufs[1], 0.0,
-                           bufs[2])
         else:
-            plan = resolve(name).plan(m, n, k)
+            plan = (parse_name(name[:-len("+edge")]).plan(m, n, k, edge=True)  # EDGE=1 forced
+                    if name.endswith("+edge") else resolve(name).plan(m, n, k))
             entry = plan.entry
             rt.launch_plan(rt.compile_plan(plan), plan, m, n, k, 1.0, bufs[0], bufs[1], 0.0,
                            bufs[2])
