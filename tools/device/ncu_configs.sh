@@ -28,6 +28,16 @@ gpu_line() {
     --format=csv,noheader | tee $OUT/gpu_$1.txt
 }
 
+# ncu_known TAG SUFFIX METRIC...: appends METRIC$SUFFIX to $m for each METRIC this ncu knows
+# (ncu --query-metrics, listed once into $OUT/ncu_<TAG>_query.txt); names the unknown ones.
+ncu_known() {
+  local q=$OUT/ncu_$1_query.txt suffix=$2 x; shift 2
+  [ -s "$q" ] || ncu --query-metrics > "$q" 2>&1
+  for x in "$@"; do
+    if grep -q "^$x " "$q"; then m=$m,$x$suffix; else echo "no metric $x"; fi
+  done
+}
+
 # The issue and occupancy counters runs K and M both take (each appends its own to $m).
 NCU_ISSUE_METRICS=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__inst_executed.max
 NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum

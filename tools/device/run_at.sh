@@ -13,19 +13,15 @@ export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
 . tools/device/ncu_configs.sh
 gpu_line at
 echo "commit $GEMMMODEL_COMMIT" >> $OUT/gpu_at.txt
-ncu --query-metrics > $OUT/ncu_at_query.txt 2>&1
 m=$NCU_ISSUE_METRICS
-for x in l1tex__data_pipe_lsu_wavefronts l1tex__data_pipe_lsu_wavefronts_mem_shared \
+ncu_known at .sum l1tex__data_pipe_lsu_wavefronts l1tex__data_pipe_lsu_wavefronts_mem_shared \
     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st \
     l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st \
     l1tex__data_bank_writes_pipe_lsu_mem_shared_op_ldgsts l1tex__data_bank_conflicts_pipe_lsu_mem_shared \
     smsp__inst_executed_op_shared_ld smsp__inst_executed_op_shared_st smsp__inst_executed_op_ldgsts \
-    l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts; do
-  if grep -q "^$x " $OUT/ncu_at_query.txt; then m=$m,$x.sum; else echo "no metric $x"; fi
-done
-for x in l1tex__data_pipe_lsu_wavefronts l1tex__throughput; do
-  grep -q "^$x " $OUT/ncu_at_query.txt && m=$m,$x.avg.pct_of_peak_sustained_active
-done
+    l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts
+ncu_known at .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts l1tex__throughput \
+  > /dev/null
 echo "$m" > $OUT/ncu_at_metrics.txt
 C="64x64x32/4x8/db 64x64x32/8x4/db 32x128x32/4x8/db 32x128x32/8x4/db 64x32x32/4x8/db \
 64x32x32/8x4/db 32x32x32/4x8/db 32x32x32/8x4/db 64x64x16/4x8/db 64x64x16/8x4/db"

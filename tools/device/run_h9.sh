@@ -10,19 +10,15 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 . tools/device/ncu_configs.sh
 gpu_line h9
 ncu --version | tail -1 | tee -a $OUT/gpu_h9.txt
-ncu --query-metrics > $OUT/ncu_h9_query.txt 2>&1
 m=$NCU_ISSUE_METRICS
-for x in l1tex__data_pipe_lsu_wavefronts l1tex__data_pipe_lsu_wavefronts_mem_shared \
+ncu_known h9 .sum l1tex__data_pipe_lsu_wavefronts l1tex__data_pipe_lsu_wavefronts_mem_shared \
     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st \
     l1tex__t_requests_pipe_lsu_mem_global_op_ld l1tex__t_sectors_pipe_lsu_mem_global_op_ld \
     l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts \
     l1tex__t_requests l1tex__t_sectors l1tex__data_bank_conflicts_pipe_lsu_mem_shared \
-    smsp__inst_executed_op_ldgsts smsp__inst_executed_op_global_ld; do
-  if grep -q "^$x " $OUT/ncu_h9_query.txt; then m=$m,$x.sum; else echo "no metric $x"; fi
-done
-for x in l1tex__throughput l1tex__data_pipe_lsu_wavefronts; do
-  grep -q "^$x " $OUT/ncu_h9_query.txt && m=$m,$x.avg.pct_of_peak_sustained_active
-done
+    smsp__inst_executed_op_ldgsts smsp__inst_executed_op_global_ld
+ncu_known h9 .avg.pct_of_peak_sustained_active l1tex__throughput l1tex__data_pipe_lsu_wavefronts \
+  > /dev/null
 echo "$m" > $OUT/ncu_h9_metrics.txt
 ncu_configs h9 2304x2304x2304 128x32x8/8x8 128x32x8/8x8/db 128x32x32/8x8 128x32x32/8x8/db \
   64x64x16/8x8/p4 64x64x16/8x8/p4/db 128x64x16/8x8/p4 64x128x16/8x8/p4/db 64x128x16/8x8/p4
