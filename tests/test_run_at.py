@@ -17,11 +17,11 @@ docs/model.md):
   +0.067 log, 8x4 +0.016). The missing piece is the overlap, not the count.
 """
 
-import csv
-import io
 import math
+from functools import lru_cache
 
 import pytest
+from ncu_counters import counter, launches
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.compile.table import template_facts
@@ -35,25 +35,10 @@ FOLDER = CALIBRATION_DIR / "h200"
 NCU = FOLDER / "ncu_at_8192x256x2048.txt"
 SHAPE = (8192, 256, 2048, 1)
 PAIRS = ("64x64x32", "32x128x32", "64x32x32", "32x32x32", "64x64x16")
+MEASURED = launches(NCU.name)
 
 
-def _ncu() -> dict:
-    lines = NCU.read_text(errors="replace").splitlines()
-    order = [ln.split(",") for ln in lines if ln.startswith("order,")]
-    table = list(csv.reader(io.StringIO("\n".join(ln for ln in lines if ln.startswith('"')))))
-    head = table[0]
-    out = {}
-    for mark, row in zip(order, table[2:]):
-        rec = dict(zip(head, row))
-        out[mark[2]] = {k: float(v.replace(",", "")) for k, v in rec.items()
-                        if k.endswith((".sum", ".ratio", ".pct_of_peak_sustained_active"))
-                        and v.replace(",", "").replace(".", "", 1).isdigit()}
-    return out
-
-
-MEASURED = _ncu()
-
-
+@lru_cache(maxsize=None)
 def _model(name: str):
     spec, calib = load_spec("h200"), load_calib("h200")
     cfg = parse_name(name)
@@ -78,7 +63,7 @@ def test_simulated_fragment_reads_equal_ncu_shared_load_wavefronts(name):
     comp, _ = _model(name)
     passes = comp.terms["t_lds_s"].children[0]
     reads = passes.inputs["read_passes"]
-    measured = (MEASURED[name]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    measured = (counter(MEASURED[name], "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
                 / _block_iterations(name))
     assert reads == pytest.approx(measured, rel=0.01)
 
@@ -89,7 +74,7 @@ def test_the_lds_pipe_charged_is_within_eight_percent_of_ncu_wavefronts(name):
     t_lds = comp.terms["t_lds_s"]
     passes, lines = t_lds.children[0].value, t_lds.children[1].value
     charged = passes / t_lds.inputs["passes_per_clk"] + lines   # clocks per block iteration
-    measured = MEASURED[name]["l1tex__data_pipe_lsu_wavefronts.sum"] / _block_iterations(name)
+    measured = counter(MEASURED[name], "l1tex__data_pipe_lsu_wavefronts.sum") / _block_iterations(name)
     assert 0.94 <= charged / measured <= 1.08, (charged, measured)
 
 
@@ -98,14 +83,13 @@ def test_the_model_overstates_the_4x8_against_8x4_time_ratio():
     over = 0
     for block in PAIRS:
         a, b = MEASURED[f"{block}/4x8/db"], MEASURED[f"{block}/8x4/db"]
-        wf = (a["l1tex__data_pipe_lsu_wavefronts.sum"]
-              / b["l1tex__data_pipe_lsu_wavefronts.sum"])
+        wf = (counter(a, "l1tex__data_pipe_lsu_wavefronts.sum")
+              / counter(b, "l1tex__data_pipe_lsu_wavefronts.sum"))
         assert 1.08 <= wf <= 1.20
-        t_meas = a["gpu__time_duration.sum"] / b["gpu__time_duration.sum"]
+        t_meas = counter(a, "gpu__time_duration.sum") / counter(b, "gpu__time_duration.sum")
         t_model = _model(f"{block}/4x8/db")[1] / _model(f"{block}/8x4/db")[1]
-        busy_a = a["l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active"]
-        busy_b = b["l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active"]
-        assert busy_a > busy_b      # the 4x8 pipe is the busier one in every pair
+        busy = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active"
+        assert counter(a, busy) > counter(b, busy)      # the 4x8 pipe is the busier one in every pair
         if t_meas < 1.06:
             over += t_model > t_meas + 0.03
     assert over >= 4
