@@ -1,0 +1,109 @@
+"""Device run AU (session 58, H200; tools/device/run_au.sh): the cp.async tall-tile cost
+against K, and tools/mirror_bias.py that reads it.
+
+Over every committed H200 sweep, a cp.async double buffer with a tall block tile (BM > BN)
+ran slower than predicted against its mirror (BN x BM) where K, the row pitch of A, is not
+a power of two. Run AU holds M = N = 2048 and varies K alone (calibration/h200/
+kpitch_sweep.csv, the whole search space at K = 2048, 2304, 2560, 3072, 4096):
+- cp.async tall / wide ratio, less its value at K = 2048: +0.042, +0.043, +0.041 log at
+  2304, 2560, 3072, and +0.005 at 4096 (a power of two again);
+- the register-staged builds (/db off: ld.global into registers) of the same tiles: within
+  0.003 at every K. So the cost belongs to the cp.async path, whose A copies are 4-byte
+  gathers along the rows of A (kernels/template/sgemm_tile.cu fetch_async);
+- ncu (ncu_au_*.txt, each launch once): per unit of K the shared-memory wavefronts
+  (the LDS pipe: fragment reads and the copies' writes) grow at K = 2304 by 7 % for
+  128x64x16/8x8/p4/db and 20 % for 256x64x16/8x8/db (its bank conflicts by 29 %), by 5 and
+  8 % for their wide mirrors, while the instructions stay the same (within 0.2 %).
+The model has no such term: every fitted shape has a power-of-two K.
+"""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from ncu_counters import counter, launches
+
+from gemmmodel import CALIBRATION_DIR
+
+spec = importlib.util.spec_from_file_location(
+    "mirror_bias", Path(__file__).resolve().parents[1] / "tools" / "mirror_bias.py")
+mirror_bias = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mirror_bias)
+
+FOLDER = CALIBRATION_DIR / "h200"
+SIZES = ("2048x2048x2048", "2048x2048x2304")
+TALL = ("128x64x16/8x8/p4/db", "256x64x16/8x8/db")
+WIDE = ("64x128x16/8x8/p4/db", "64x256x16/8x8/db")
+
+
+def test_the_sweep_is_whole_and_error_free():
+    s = pd.read_csv(FOLDER / mirror_bias.KPITCH_FILE)
+    assert len(s) == 5 * 372
+    assert s["error"].isna().all()
+    assert set(s["gpu"]) == {"NVIDIA H200"}
+    assert (s["median_s"] > 0).all()
+    assert "commit 38c4320 mode sweep" in (FOLDER / "gpu_au.txt").read_text()
+
+
+@pytest.fixture(scope="module")
+def effect():
+    return mirror_bias.kpitch_effect(mirror_bias.read_kpitch(FOLDER))
+
+
+def test_cp_async_tall_tiles_lose_where_k_is_not_a_power_of_two(effect):
+    cp = effect["cp_async"]
+    assert set(cp) == {2048, 2304, 2560, 3072, 4096}
+    for k in (2304, 2560, 3072):
+        assert 0.03 < cp[k] < 0.06, (k, cp[k])
+    assert abs(cp[4096]) < 0.015
+
+
+def test_register_staged_builds_do_not(effect):
+    assert all(abs(v) < 0.01 for v in effect["register"].values()), effect["register"]
+
+
+@pytest.mark.parametrize("name", TALL + WIDE)
+def test_the_same_instructions_at_either_k(name):
+    a, b = (launches(f"ncu_au_{s}.txt")[name] for s in SIZES)
+    per_k = [counter(x, "smsp__inst_executed.sum") / k for x, k in ((a, 2048), (b, 2304))]
+    assert per_k[1] == pytest.approx(per_k[0], rel=0.005)
+
+
+def _shared_per_k(name: str, metric: str = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"):
+    a, b = (launches(f"ncu_au_{s}.txt")[name] for s in SIZES)
+    return counter(a, metric) / 2048, counter(b, metric) / 2304
+
+
+@pytest.mark.parametrize("name,low,high", [(TALL[0], 1.05, 1.10), (TALL[1], 1.15, 1.25),
+                                           (WIDE[0], 1.03, 1.07), (WIDE[1], 1.05, 1.11)])
+def test_shared_wavefronts_per_k_grow_off_the_power_of_two(name, low, high):
+    at_2048, at_2304 = _shared_per_k(name)
+    assert low < at_2304 / at_2048 < high
+
+
+def test_the_tallest_tile_grows_most_and_by_bank_conflicts():
+    growth = {n: (lambda a, b: b / a)(*_shared_per_k(n)) for n in TALL + WIDE}
+    assert growth[TALL[1]] == max(growth.values())
+    c0, c1 = _shared_per_k(TALL[1], "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")
+    assert 1.2 < c1 / c0 < 1.4
+
+
+def test_mirror_pairs_on_a_hand_made_frame():
+    s = (256, 256, 2304, 1)
+    f = pd.DataFrame({"config": ["128x64x16/8x8/db", "64x128x16/8x8/db", "128x64x16/8x8"],
+                      "shape": [s, s, s], "meas": [1.1, 1.0, 1.0], "pred": [1.0, 1.0, 1.0]})
+    j = mirror_bias.mirror_pairs(f)
+    assert list(j.config) == ["128x64x16/8x8/db"]      # the single build has no mirror here
+    assert j.m.iloc[0] == pytest.approx(math.log(1.1))
+    assert j.d.iloc[0] == pytest.approx(math.log(1.1))
+    assert bool(j.cp_async.iloc[0]) and int(j.k.iloc[0]) == 2304
+    batched = f.assign(shape=[(256, 256, 2304, 4)] * 3)
+    assert not mirror_bias.mirror_pairs(batched).cp_async.any()
+
+
+def test_helpers():
+    assert mirror_bias.mirror_of("256x64x16/8x8/p4/db") == "64x256x16/8x8/p4/db"
+    assert [mirror_bias.is_power_of_two(n) for n in (2048, 2304, 12288, 1)] == \
+        [True, False, False, True]
