@@ -17,6 +17,7 @@ from gemmmodel.model.fetch import code_kib, fetch_term, stall_rate
 from gemmmodel.model.kernel import KernelDesc, describe
 from gemmmodel.model.lds import async_copy_cycles_per_iter, lds_passes_per_iter, pass_rate_per_clk
 from gemmmodel.model.lines import global_line_term
+from gemmmodel.model.pitch import pitch_term
 from gemmmodel.model.spawn import spawn_terms
 from gemmmodel.model.terms import Term
 from gemmmodel.model.traffic import (
@@ -114,14 +115,18 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     lines = global_line_term(desc, calib.l1_lines if calib is not None else (),
                              int(spec.wave_size), copies is not None)
     line_clk = lines.value if lines is not None else 0.0
-    t_lds = Term("t_lds_s", busiest * iters * (n_passes / rate + line_clk) / clock, "s",
-                 "busiest_cu_blocks * iterations * (passes_per_iter / passes_per_clk "
-                 "+ l1_line_cycles_per_iter) / clock_hz",
+    pitch = pitch_term(desc, shape, calib.pitch if calib is not None else (),
+                       copies is not None)
+    pitch_f = pitch.value if pitch is not None else 1.0
+    t_lds = Term("t_lds_s", busiest * iters * (n_passes / rate + line_clk) * pitch_f / clock,
+                 "s", "busiest_cu_blocks * iterations * (passes_per_iter / passes_per_clk "
+                 "+ l1_line_cycles_per_iter) * a_pitch_factor / clock_hz",
                  {"busiest_cu_blocks": busiest, "iterations": iters,
                   "passes_per_clk": rate},
-                 children=tuple(t for t in (passes, lines) if t is not None),
+                 children=tuple(t for t in (passes, lines, pitch) if t is not None),
                  note=f"LDS rate: {lds_src}; global accesses' L1 lines: "
-                      f"{'measured (lines.py)' if lines is not None else 'none'}")
+                      f"{'measured (lines.py)' if lines is not None else 'none'}; "
+                      f"A pitch: {'measured (pitch.py)' if pitch is not None else 'none'}")
 
     # traffic
     slots = int(spec.compute_units) * wi.blocks_per_cu

@@ -38,6 +38,7 @@ from gemmmodel.errors import BadArgument, GemmModelError
 from gemmmodel.model.fetch import load_icache
 from gemmmodel.model.lines import load_line_costs
 from gemmmodel.model.inner import load_inner_loop
+from gemmmodel.model.pitch import load_pitch_table
 
 DEFAULT_FIT = {
     "overlap_loss": 1.0,
@@ -114,6 +115,9 @@ class Calib:
     global_latency_loaded: tuple = ()
     #: ((kind, bytes, lines, clk), ...): a global access's L1 cost by lines (lines.py, H6/AR)
     l1_lines: tuple = ()
+    #: ((BK, padded, c), ...): a cp.async build's slowdown where K is not a power of two
+    #: (pitch.py, run AU)
+    pitch: tuple = ()
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -211,7 +215,7 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
                  lds_latency_loaded=load_lds_loaded(folder), inner_loop=load_inner_loop(folder),
                  icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder),
-                 l1_lines=load_line_costs(folder))
+                 l1_lines=load_line_costs(folder), pitch=load_pitch_table(folder))
 
 
 #: Measured values of one board rather than of its chip: its DRAM and its clocks. A

@@ -1,0 +1,113 @@
+"""The row pitch of A: a cp.async double buffer's LDS pipe where K is not a power of two.
+
+Device run AU (tools/device/run_au.sh; calibration/<gpu>/kpitch_sweep.csv) timed the whole
+template search space at M = N = 2048 and K = 2048, 2304, 2560, 3072, 4096 on the H200.
+Per unit of K, the register-staged builds ran within 0.01 log of their K = 2048 time at
+every K; the cp.async double buffers ran slower at 2304, 2560 and 3072 only, by the same
+amount at each, and by more at larger BK and without padding. The A tile is row-major with
+rows lda = K apart, and the cp.async path gathers it with 4-byte copies into the
+transposed LDS tile (kernels/template/sgemm_tile.cu fetch_async); ncu (ncu_au_*.txt) shows
+the same instructions at either K and 5-20 % more shared-memory wavefronts per unit of K at
+K = 2304 (more bank-conflict wavefronts: the copies' writes), which is the pipe these
+builds are bound by. Why the pitch changes the writes is not known (the L1-resident
+micro-benchmark of the copies, lines.py, found no pitch effect), so the term is the
+measured slowdown itself:
+
+    x(c, K)  = ln(t(c, K) / K) - ln(t(c, K0) / K0) - median over the run's
+               register-staged builds of the same                  [log]
+    c(BK, padded) = the median of x over the run's cp.async builds with that depth and
+               padding, at the K that are not powers of two (K0 = the smallest K, 2048)
+    a_pitch_factor = exp(c(BK, padded))   for a cp.async build (lds.async_copy_cycles_per_
+               iter is not None) whose lda = K is not a power of two; 1 otherwise
+    t_lds_s *= a_pitch_factor
+
+The factor scales the LDS pipe, not the whole time: the wavefronts grow, and a build that
+is bound elsewhere loses less (section 10 of docs/model.md, session 58). Nothing is
+fitted: c is read from the run, and no fitted parameter changes (every fitted shape has a
+power-of-two K). No table (AMD: no cp.async; a GPU without run AU): no term.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from gemmmodel.model.kernel import KernelDesc
+from gemmmodel.model.terms import Term
+
+#: Run AU's sweep in calibration/<gpu>/.
+PITCH_FILE = "kpitch_sweep.csv"
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def load_pitch_table(folder: Path) -> tuple:
+    """((BK, padded, c), ...) from folder/PITCH_FILE (module docstring); () when absent or
+    when the run has no K that is not a power of two."""
+    path = Path(folder) / PITCH_FILE
+    if not path.is_file():
+        return ()
+    return _pitch_table(str(path.resolve()), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _pitch_table(path: str, mtime_ns: int) -> tuple:
+    """load_pitch_table of one file version (read once per process)."""
+    import pandas as pd
+
+    from gemmmodel.template import parse_name
+    from gemmmodel.template.plan import shape_needs_edge
+
+    s = pd.read_csv(path)
+    s = s[s["error"].isna() & (s["median_s"] > 0)]
+    shapes = {t: tuple(int(x) for x in t.split("x")) for t in set(s["shape"])}
+    k_of = s["shape"].map(lambda t: shapes[t][2])
+    s = s.assign(k=k_of, per_k=np.log(s["median_s"].astype(float) / k_of))
+    k0 = int(s["k"].min())
+    base = s[s["k"] == k0].set_index("config")["per_k"]
+    s = s[s["config"].isin(base.index)].assign(
+        x=lambda d: d["per_k"] - d["config"].map(base))
+    cfgs = {name: parse_name(name) for name in set(s["config"])}
+    info = {name: (int(cfg.params(32)["BK"]), int(cfg.params(32).get("padding", 0)) > 0)
+            for name, cfg in cfgs.items()}
+    cp = np.array([cfgs[c].params(32)["buffering"] == "lds-double"
+                   and not shape_needs_edge(cfgs[c], shapes[t])
+                   for c, t in zip(s["config"], s["shape"])])
+    reg = s[~cp].groupby("k")["x"].median()
+    s = s.assign(x=s["x"] - s["k"].map(reg))
+    off = s[cp & ~s["k"].map(is_power_of_two)]
+    if off.empty:
+        return ()
+    off = off.assign(bk=off["config"].map(lambda c: info[c][0]),
+                     padded=off["config"].map(lambda c: info[c][1]))
+    return tuple(sorted((int(bk), bool(padded), float(np.median(v["x"])))
+                        for (bk, padded), v in off.groupby(["bk", "padded"])))
+
+
+def pitch_term(desc: KernelDesc, shape, table: tuple, cp_async: bool,
+               source: str = "") -> Term | None:
+    """a_pitch_factor (module docstring) of a cp.async build at `shape`; None where it does
+    not apply (no table, a register-staged build, a power-of-two K, a depth and padding
+    the run did not measure, or an A tile not gathered by 4-byte copies)."""
+    if not table or not cp_async or desc.vec != 4 or desc.a_layout != "transposed":
+        return None
+    k = int(tuple(shape)[2])
+    if is_power_of_two(k):
+        return None
+    padded = desc.pad > 0
+    c = next((r[2] for r in table if r[0] == desc.bk and r[1] == padded), None)
+    if c is None:
+        return None
+    return Term("a_pitch_factor", math.exp(c), "1",
+                "exp(c(BK, padded)): K (lda of A) not a power of two, cp.async copies",
+                {"BK": desc.bk, "padded": padded, "K": k, "c": c},
+                note=f"c measured: run AU's cp.async slowdown per unit of K "
+                     f"({source or PITCH_FILE}); scales the LDS pipe")
+
+
+__all__ = ["PITCH_FILE", "is_power_of_two", "load_pitch_table", "pitch_term"]
