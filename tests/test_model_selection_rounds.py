@@ -406,6 +406,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (90.78, 97.34, 100.0, 100.0), 0.0311,
      ["112x208x704x44", "240x96x512x52"],
      ["1536x640x12288", "3328x5120x2304", "6400x1536x3200"]),
+    # 57 (5184fa9, the thirtieth change: the A pitch factor), the correction with round 56's
+    # sweep. The model's worst: 1280x6144x3584 (94.9 %, 128x128x32/8x8/p4 picked, best
+    # 64x256x16/8x8/p4/db); without the pitch factor it would have picked the best there
+    # but 64x128x16/8x8/p4/db at 2816x1792x2816 (82.0 %). The neighbours' top1 >= 95 % at
+    # every shape (worst 200x184x608x40, 95.2 %), top3 96.1 % at 3072x3072x1280
+    ("heldout57", 56, "5184fa9", (94.94, 97.55, 94.94, 98.42), 0.0651,
+     (95.16, 97.61, 96.07, 99.34), 0.0303,
+     [],
+     ["4352x2304x1792", "5120x1280x5376"]),
 ]
 
 

@@ -34,11 +34,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from gemmmodel.model.pitch import PITCH_FILE as KPITCH_FILE  # noqa: E402
+from gemmmodel.model.pitch import is_power_of_two, runs_cp_async  # noqa: E402
 from gemmmodel.template import parse_name  # noqa: E402
-from gemmmodel.template.plan import shape_needs_edge  # noqa: E402
 
 CALIBRATION = Path(__file__).resolve().parents[1] / "calibration"
-KPITCH_FILE = "kpitch_sweep.csv"
 
 
 def mirror_of(config: str) -> str:
@@ -47,17 +47,10 @@ def mirror_of(config: str) -> str:
     return f"{bn}x{bm}x{rest}"
 
 
-def is_power_of_two(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
-
-
 def is_cp_async(config: str, shape: tuple) -> bool:
-    """True where `config` runs its cp.async double buffer at `shape`: a /db config, a
-    non-batched launch and a shape that needs no edge checks (sgemm_tile.cu: EDGE == 0)."""
-    cfg = parse_name(config)
-    batch = shape[3] if len(shape) > 3 else 1
-    return cfg.params(32)["buffering"] == "lds-double" and batch == 1 and \
-        not shape_needs_edge(cfg, tuple(shape[:3]) + (1,))
+    """True where `config` runs its cp.async double buffer at `shape` (pitch.runs_cp_async:
+    a /db config, a non-batched launch, a shape that needs no edge checks)."""
+    return runs_cp_async(parse_name(config), tuple(shape))
 
 
 def mirror_pairs(frame: pd.DataFrame) -> pd.DataFrame:

@@ -46,6 +46,15 @@ def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
+def runs_cp_async(cfg, shape) -> bool:
+    """True where template config `cfg` runs its cp.async double buffer at `shape`: an LDS
+    double buffer, a non-batched launch and a tile-multiple shape (sgemm_tile.cu: EDGE ==
+    0; on a GPU with cp.async)."""
+    from gemmmodel.template.plan import shape_needs_edge
+
+    return cfg.params(32)["buffering"] == "lds-double" and not shape_needs_edge(cfg, shape)
+
+
 def load_pitch_table(folder: Path) -> tuple:
     """((BK, padded, c), ...) from folder/PITCH_FILE (module docstring); () when absent or
     when the run has no K that is not a power of two."""
@@ -61,7 +70,6 @@ def _pitch_table(path: str, mtime_ns: int) -> tuple:
     import pandas as pd
 
     from gemmmodel.template import parse_name
-    from gemmmodel.template.plan import shape_needs_edge
 
     s = pd.read_csv(path)
     s = s[s["error"].isna() & (s["median_s"] > 0)]
@@ -75,9 +83,7 @@ def _pitch_table(path: str, mtime_ns: int) -> tuple:
     cfgs = {name: parse_name(name) for name in set(s["config"])}
     info = {name: (int(cfg.params(32)["BK"]), int(cfg.params(32).get("padding", 0)) > 0)
             for name, cfg in cfgs.items()}
-    cp = np.array([cfgs[c].params(32)["buffering"] == "lds-double"
-                   and not shape_needs_edge(cfgs[c], shapes[t])
-                   for c, t in zip(s["config"], s["shape"])])
+    cp = np.array([runs_cp_async(cfgs[c], shapes[t]) for c, t in zip(s["config"], s["shape"])])
     reg = s[~cp].groupby("k")["x"].median()
     s = s.assign(x=s["x"] - s["k"].map(reg))
     off = s[cp & ~s["k"].map(is_power_of_two)]
@@ -110,4 +116,4 @@ def pitch_term(desc: KernelDesc, shape, table: tuple, cp_async: bool,
                      f"({source or PITCH_FILE}); scales the LDS pipe")
 
 
-__all__ = ["PITCH_FILE", "is_power_of_two", "load_pitch_table", "pitch_term"]
+__all__ = ["PITCH_FILE", "is_power_of_two", "load_pitch_table", "pitch_term", "runs_cp_async"]
