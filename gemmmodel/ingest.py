@@ -172,19 +172,27 @@ def read_ncu_csv(text: str) -> list[ProfiledLaunch]:
     return [_finish(x) for x in launches.values()]
 
 
-def read_ncu_launch_run(text: str) -> dict[str, ProfiledLaunch]:
+def read_ncu_launches(text: str) -> list[tuple[list[str], ProfiledLaunch]]:
     """The launches of an `ncu --csv --page raw` run of tools/device/ncu_launch.py configs,
-    keyed by what each launch ran: ncu_launch.py prints `order,<index>,<name>,...` as it
-    launches (the ncu_*.txt files of calibration/<gpu>/ hold both), and ncu numbers the
-    launches from 0 in the same order."""
-    order = {int(i): name for i, name in re.findall(r"^order,(\d+),([^,\n]+)", text, re.M)}
+    in launch order, each with the fields of its order line: ncu_launch.py prints
+    `order,<index>,<name>,<entry>,<size>` as it launches (the ncu_*.txt files of
+    calibration/<gpu>/ hold both), and ncu numbers the launches from 0 in the same order.
+    A config launched twice appears twice."""
+    order = {int(f[1]): f for f in (line.split(",") for line in text.splitlines()
+                                    if line.startswith("order,")) if len(f) >= 3}
     rows = "\n".join(line for line in text.splitlines() if line.startswith('"'))
-    out = {}
+    out = []
     for launch in read_ncu_csv(rows):
         if int(launch.launch_id) not in order:
             raise BadArgument(f"ncu launch {launch.launch_id} has no order line")
-        out[order[int(launch.launch_id)]] = launch
+        out.append((order[int(launch.launch_id)], launch))
     return out
+
+
+def read_ncu_launch_run(text: str) -> dict[str, ProfiledLaunch]:
+    """read_ncu_launches keyed by what each launch ran (its order line's name; the last
+    launch of a name where it ran twice)."""
+    return {fields[2]: launch for fields, launch in read_ncu_launches(text)}
 
 
 def read_rocprof_csv(text: str) -> list[ProfiledLaunch]:

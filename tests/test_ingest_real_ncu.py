@@ -38,3 +38,18 @@ def test_ncu_launch_run_keys_launches_by_their_order_lines():
     assert runs["128x64x16/8x8/p4"].time_s == pytest.approx(2.5e-6)
     with pytest.raises(BadArgument, match="no order line"):
         read_ncu_launch_run(text.replace("order,1,", "other,1,"))
+
+
+def test_ncu_launches_keep_a_config_launched_twice_in_order():
+    from gemmmodel.ingest import read_ncu_launch_run, read_ncu_launches
+
+    head = '"ID","Kernel Name","gpu__time_duration.sum"\n"","","ns"\n'
+    text = ("order,0,64x64x16/8x4,sgemm_tile,512x512x512\n"
+            "order,1,64x64x16/8x4,sgemm_tile,1024x512x512\n" + head
+            + '"0","sgemm_tile","1,000"\n"1","sgemm_tile","2,000"\n')
+    launches = read_ncu_launches(text)
+    assert [(f[2], f[-1]) for f, _ in launches] == [("64x64x16/8x4", "512x512x512"),
+                                                     ("64x64x16/8x4", "1024x512x512")]
+    assert [x.time_s for _, x in launches] == pytest.approx([1e-6, 2e-6])
+    # keyed by name, the later launch of a name stands
+    assert read_ncu_launch_run(text)["64x64x16/8x4"].time_s == pytest.approx(2e-6)

@@ -46,8 +46,6 @@ barriers 0.83-0.94 against 0.66-0.70 otherwise); the table is of four-warp block
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
@@ -110,24 +108,22 @@ def ncu_fetch_stalls(folder: Path) -> list[dict]:
     --csv --page raw with the WarpStateStats section): {file, config, size, warps,
     no_instruction}, warps = active warps per scheduler, no_instruction = warps stalled on
     instruction fetch per issue. Files without that metric are skipped."""
+    from gemmmodel.errors import GemmModelError
+    from gemmmodel.ingest import read_ncu_launches
+
     out = []
     for path in sorted(Path(folder).glob("ncu_*.txt")):
-        lines = path.read_text(errors="replace").splitlines()
-        order = [ln.split(",") for ln in lines if ln.startswith("order,")]
-        table = list(csv.reader(io.StringIO("\n".join(ln for ln in lines
-                                                      if ln.startswith('"')))))
-        if len(table) < 3 or NCU_NO_INSTRUCTION not in table[0] or NCU_WARPS not in table[0]:
+        try:
+            launches = read_ncu_launches(path.read_text(errors="replace"))
+        except GemmModelError:
             continue
-        head = table[0]
-        for mark, row in zip(order, table[2:]):
-            rec = dict(zip(head, row))
-            try:
-                warps = float(rec[NCU_WARPS].replace(",", ""))
-                stall = float(rec[NCU_NO_INSTRUCTION].replace(",", ""))
-            except (KeyError, ValueError):
+        for fields, launch in launches:
+            warps = launch.counters.get(NCU_WARPS, (None,))[0]
+            stall = launch.counters.get(NCU_NO_INSTRUCTION, (None,))[0]
+            if warps is None or stall is None:
                 continue
-            out.append({"file": path.name, "config": mark[2], "size": mark[-1],
-                        "warps": warps, "no_instruction": stall})
+            out.append({"file": path.name, "config": fields[2], "size": fields[-1],
+                        "warps": float(warps), "no_instruction": float(stall)})
     return out
 
 
