@@ -10,7 +10,10 @@
 #               (tools/device/acceptance.py sweep; calibration/h200/kpitch_sweep.csv)
 #   MODE=ncu:   ncu memory and warp-state counters of two mirror pairs at K = 2048 and 2304,
 #               each launched once (ncu_au_<size>.txt)
-#   GEMMMODEL_COMMIT=<sha> MODE=sweep|ncu bash tools/device/run_au.sh
+#   MODE=ncu2:  which shared-memory wavefronts grow: loads, stores and the cp.async writes
+#               counted apart, for BK 32 builds with and without padding (64x64x32/8x8,
+#               128x32x32/8x4) at K = 2048 and 2304 (ncu_au2_<size>.txt)
+#   GEMMMODEL_COMMIT=<sha> MODE=sweep|ncu|ncu2 bash tools/device/run_au.sh
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
@@ -23,6 +26,21 @@ if [ "${MODE:-sweep}" = sweep ]; then
     --shapes 2048x2048x2048,2048x2048x2304,2048x2048x2560,2048x2048x3072,2048x2048x4096 \
     --sweep-file kpitch_sweep.csv --per-config-s ${PER_CONFIG_S:-0.08} \
     --budget-s ${SWEEP_BUDGET:-430} --out $OUT 2>&1 | tail -7
+elif [ "$MODE" = ncu2 ]; then
+  m=$NCU_ISSUE_METRICS
+  ncu_known au .sum l1tex__data_pipe_lsu_wavefronts_mem_shared \
+    l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st \
+    l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st \
+    l1tex__data_bank_writes_pipe_lsu_mem_shared_op_ldgsts l1tex__data_bank_conflicts_pipe_lsu_mem_shared \
+    smsp__inst_executed_op_shared_ld smsp__inst_executed_op_ldgsts \
+    l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts l1tex__m_xbar2l1tex_read_sectors
+  echo "$m" > $OUT/ncu_au2_metrics.txt
+  C="64x64x32/8x8/db 64x64x32/8x8/p4/db 128x32x32/8x4/db 128x32x32/8x4/p4/db"
+  for size in 2048x2048x2048 2048x2048x2304; do
+    python3 tools/device/ncu_launch.py configs --size $size $C | tail -1
+    ncu_configs au2 $size $C
+  done
+  rm -f $OUT/ncu_au_query.txt
 else
   m=$NCU_ISSUE_METRICS
   ncu_known au .sum l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts \
