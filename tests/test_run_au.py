@@ -13,8 +13,12 @@ kpitch_sweep.csv, the whole search space at K = 2048, 2304, 2560, 3072, 4096):
 - ncu (ncu_au_*.txt, each launch once): per unit of K the shared-memory wavefronts
   (the LDS pipe: fragment reads and the copies' writes) grow at K = 2304 by 7 % for
   128x64x16/8x8/p4/db and 20 % for 256x64x16/8x8/db (its bank conflicts by 29 %), by 5 and
-  8 % for their wide mirrors, while the instructions stay the same (within 0.2 %).
-The model has no such term: every fitted shape has a power-of-two K.
+  8 % for their wide mirrors, while the instructions stay the same (within 0.2 %);
+- ncu again (MODE=ncu2, ncu_au2_*.txt), loads and cp.async writes apart, for BK 32 tiles
+  with and without padding: the fragment reads are the same at both K, the copies' writes
+  take 1.4-1.6 x the wavefronts; padding lowers that growth and the slowdown.
+Every fitted shape has a power-of-two K; the thirtieth change (gemmmodel/model/pitch.py,
+tests/test_model_pitch.py) reads the slowdown from this sweep.
 """
 
 import importlib.util
@@ -107,3 +111,36 @@ def test_helpers():
     assert mirror_bias.mirror_of("256x64x16/8x8/p4/db") == "64x256x16/8x8/p4/db"
     assert [mirror_bias.is_power_of_two(n) for n in (2048, 2304, 12288, 1)] == \
         [True, False, False, True]
+
+
+# MODE=ncu2 (at 1e5afe1): the shared-memory loads and the cp.async writes counted apart,
+# for BK 32 builds with and without padding (ncu_au2_*.txt)
+NCU2 = ("64x64x32/8x8/db", "64x64x32/8x8/p4/db", "128x32x32/8x4/db", "128x32x32/8x4/p4/db")
+
+
+def _per_k2(name: str, metric: str):
+    a, b = (launches(f"ncu_au2_{s}.txt")[name] for s in SIZES)
+    return counter(a, metric) / 2048, counter(b, metric) / 2304
+
+
+@pytest.mark.parametrize("name", NCU2)
+def test_the_growth_is_the_copies_writes_not_the_fragment_reads(name):
+    shared = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+    loads = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+    (s0, s1), (l0, l1) = _per_k2(name, shared), _per_k2(name, loads)
+    assert l1 == pytest.approx(l0, rel=0.001)                # the fragment reads: the same
+    writes = ((s1 - l1) / (s0 - l0))                          # the rest: the cp.async writes
+    assert 1.35 < writes < 1.65
+    copies = _per_k2(name, "smsp__inst_executed_op_ldgsts.sum")
+    assert copies[1] == pytest.approx(copies[0], rel=0.001)  # the same copy instructions
+    assert "commit 1e5afe1 mode ncu2" in (FOLDER / "gpu_au.txt").read_text()
+
+
+def test_padding_lowers_the_growth_and_the_slowdown():
+    def growth(name, metric):
+        a, b = _per_k2(name, metric)
+        return b / a
+    for plain, padded in ((NCU2[0], NCU2[1]), (NCU2[2], NCU2[3])):
+        conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+        assert growth(padded, conflicts) < growth(plain, conflicts)
+        assert growth(padded, "gpu__time_duration.sum") < growth(plain, "gpu__time_duration.sum")

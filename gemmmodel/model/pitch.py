@@ -7,11 +7,11 @@ every K; the cp.async double buffers ran slower at 2304, 2560 and 3072 only, by 
 amount at each, and by more at larger BK and without padding. The A tile is row-major with
 rows lda = K apart, and the cp.async path gathers it with 4-byte copies into the
 transposed LDS tile (kernels/template/sgemm_tile.cu fetch_async); ncu (ncu_au_*.txt) shows
-the same instructions at either K and 5-20 % more shared-memory wavefronts per unit of K at
-K = 2304 (more bank-conflict wavefronts: the copies' writes), which is the pipe these
-builds are bound by. Why the pitch changes the writes is not known (the L1-resident
-micro-benchmark of the copies, lines.py, found no pitch effect), so the term is the
-measured slowdown itself:
+the same instructions and the same fragment-read wavefronts at either K, and 1.4-1.6 x the
+wavefronts of the copies' shared-memory writes per unit of K at K = 2304 (bank-conflict
+replays), on the pipe these builds are bound by. Why the pitch splits the writes is not
+known (the L1-resident micro-benchmark of the copies, lines.py, found no pitch effect), so
+the term is the measured slowdown itself:
 
     x(c, K)  = ln(t(c, K) / K) - ln(t(c, K0) / K0) - median over the run's
                register-staged builds of the same                  [log]
