@@ -25,14 +25,21 @@ def test_real_ncu_raw_export_parses():
     assert conflicts == 552224.0
 
 
+def _launch_run(*launches) -> str:
+    """The text of an ncu run of tools/device/ncu_launch.py: an order line and a raw CSV row
+    per (config, size, duration in ns)."""
+    head = '"ID","Kernel Name","gpu__time_duration.sum"\n"","","ns"\n'
+    order = "".join(f"order,{i},{c},sgemm_tile,{size}\n" for i, (c, size, _) in enumerate(launches))
+    rows = "".join(f'"{i}","sgemm_tile","{ns:,}"\n' for i, (_, _, ns) in enumerate(launches))
+    return "==PROF== Connected\n" + order + head + rows
+
+
 def test_ncu_launch_run_keys_launches_by_their_order_lines():
     from gemmmodel.errors import BadArgument
     from gemmmodel.ingest import read_ncu_launch_run
 
-    head = '"ID","Kernel Name","gpu__time_duration.sum"\n"","","ns"\n'
-    text = ("==PROF== Connected\norder,0,64x64x16/8x4,sgemm_tile,512x512x512\n"
-            "order,1,128x64x16/8x8/p4,sgemm_tile,512x512x512\n" + head
-            + '"0","sgemm_tile","1,000"\n"1","sgemm_tile","2,500"\n')
+    text = _launch_run(("64x64x16/8x4", "512x512x512", 1000),
+                       ("128x64x16/8x8/p4", "512x512x512", 2500))
     runs = read_ncu_launch_run(text)
     assert list(runs) == ["64x64x16/8x4", "128x64x16/8x8/p4"]
     assert runs["128x64x16/8x8/p4"].time_s == pytest.approx(2.5e-6)
@@ -43,10 +50,8 @@ def test_ncu_launch_run_keys_launches_by_their_order_lines():
 def test_ncu_launches_keep_a_config_launched_twice_in_order():
     from gemmmodel.ingest import read_ncu_launch_run, read_ncu_launches
 
-    head = '"ID","Kernel Name","gpu__time_duration.sum"\n"","","ns"\n'
-    text = ("order,0,64x64x16/8x4,sgemm_tile,512x512x512\n"
-            "order,1,64x64x16/8x4,sgemm_tile,1024x512x512\n" + head
-            + '"0","sgemm_tile","1,000"\n"1","sgemm_tile","2,000"\n')
+    text = _launch_run(("64x64x16/8x4", "512x512x512", 1000),
+                       ("64x64x16/8x4", "1024x512x512", 2000))
     launches = read_ncu_launches(text)
     assert [(f[2], f[-1]) for f, _ in launches] == [("64x64x16/8x4", "512x512x512"),
                                                      ("64x64x16/8x4", "1024x512x512")]

@@ -19,6 +19,17 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
 . tools/device/ncu_configs.sh
 gpu_line au
+# at_both_k TAG CONFIG...: the metrics in $m (into ncu_TAG_metrics.txt) and the warp states of
+# each config launched once at K = 2048 and 2304 (ncu_TAG_<size>.txt), compiled first
+at_both_k() {
+  local tag=$1 size; shift
+  echo "$m" > $OUT/ncu_${tag}_metrics.txt
+  for size in 2048x2048x2048 2048x2048x2304; do
+    python3 tools/device/ncu_launch.py configs --size $size "$@" | tail -1
+    ncu_configs $tag $size "$@"
+  done
+  rm -f $OUT/ncu_au_query.txt
+}
 echo "commit $GEMMMODEL_COMMIT mode ${MODE:-sweep}" >> $OUT/gpu_au.txt
 if [ "${MODE:-sweep}" = sweep ]; then
   python3 tools/device/acceptance.py precompile --out $OUT 2>&1 | tail -1
@@ -34,13 +45,7 @@ elif [ "$MODE" = ncu2 ]; then
     l1tex__data_bank_writes_pipe_lsu_mem_shared_op_ldgsts l1tex__data_bank_conflicts_pipe_lsu_mem_shared \
     smsp__inst_executed_op_shared_ld smsp__inst_executed_op_ldgsts \
     l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts l1tex__m_xbar2l1tex_read_sectors
-  echo "$m" > $OUT/ncu_au2_metrics.txt
-  C="64x64x32/8x8/db 64x64x32/8x8/p4/db 128x32x32/8x4/db 128x32x32/8x4/p4/db"
-  for size in 2048x2048x2048 2048x2048x2304; do
-    python3 tools/device/ncu_launch.py configs --size $size $C | tail -1
-    ncu_configs au2 $size $C
-  done
-  rm -f $OUT/ncu_au_query.txt
+  at_both_k au2 64x64x32/8x8/db 64x64x32/8x8/p4/db 128x32x32/8x4/db 128x32x32/8x4/p4/db
 else
   m=$NCU_ISSUE_METRICS
   ncu_known au .sum l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts \
@@ -53,13 +58,7 @@ else
     l1tex__data_bank_conflicts_pipe_lsu_mem_shared
   ncu_known au .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts \
     l1tex__throughput lts__throughput
-  echo "$m" > $OUT/ncu_au_metrics.txt
-  C="128x64x16/8x8/p4/db 64x128x16/8x8/p4/db 256x64x16/8x8/db 64x256x16/8x8/db"
-  for size in 2048x2048x2048 2048x2048x2304; do
-    python3 tools/device/ncu_launch.py configs --size $size $C | tail -1
-    ncu_configs au $size $C
-  done
-  rm -f $OUT/ncu_au_query.txt
+  at_both_k au 128x64x16/8x8/p4/db 64x128x16/8x8/p4/db 256x64x16/8x8/db 64x256x16/8x8/db
 fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version \
   --format=csv,noheader | tee -a $OUT/gpu_au.txt
