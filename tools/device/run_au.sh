@@ -13,7 +13,10 @@
 #   MODE=ncu2:  which shared-memory wavefronts grow: loads, stores and the cp.async writes
 #               counted apart, for BK 32 builds with and without padding (64x64x32/8x8,
 #               128x32x32/8x4) at K = 2048 and 2304 (ncu_au2_<size>.txt)
-#   GEMMMODEL_COMMIT=<sha> MODE=sweep|ncu|ncu2 bash tools/device/run_au.sh
+#   MODE=check: the same sweep at another M x N, 4096x1024xK, K = 2048, 2304, 2816, 4096
+#               (kpitch_check_4096x1024.csv): a test of the factor read from the first sweep
+#               (gemmmodel/model/pitch.py), which never reads this file
+#   GEMMMODEL_COMMIT=<sha> MODE=sweep|ncu|ncu2|check bash tools/device/run_au.sh
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
 export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
@@ -31,11 +34,16 @@ at_both_k() {
   rm -f $OUT/ncu_au_query.txt
 }
 echo "commit $GEMMMODEL_COMMIT mode ${MODE:-sweep}" >> $OUT/gpu_au.txt
-if [ "${MODE:-sweep}" = sweep ]; then
+if [ "${MODE:-sweep}" = sweep ] || [ "$MODE" = check ]; then
+  shapes=2048x2048x2048,2048x2048x2304,2048x2048x2560,2048x2048x3072,2048x2048x4096
+  file=kpitch_sweep.csv
+  if [ "$MODE" = check ]; then
+    shapes=4096x1024x2048,4096x1024x2304,4096x1024x2816,4096x1024x4096
+    file=kpitch_check_4096x1024.csv
+  fi
   python3 tools/device/acceptance.py precompile --out $OUT 2>&1 | tail -1
-  timeout 450 python3 tools/device/acceptance.py sweep \
-    --shapes 2048x2048x2048,2048x2048x2304,2048x2048x2560,2048x2048x3072,2048x2048x4096 \
-    --sweep-file kpitch_sweep.csv --per-config-s ${PER_CONFIG_S:-0.08} \
+  timeout 450 python3 tools/device/acceptance.py sweep --shapes $shapes \
+    --sweep-file $file --per-config-s ${PER_CONFIG_S:-0.08} \
     --budget-s ${SWEEP_BUDGET:-430} --out $OUT 2>&1 | tail -7
 elif [ "$MODE" = ncu2 ]; then
   m=$NCU_ISSUE_METRICS
