@@ -89,3 +89,16 @@ def test_assembled_lds_pipe_is_scaled(name, k, applies):
     assert factor == pytest.approx(expected)
     assert with_.issue_s == pytest.approx(without.issue_s)
     assert ("a_pitch_factor" in {t.name for t in with_.terms["t_lds_s"].children}) == applies
+
+
+def test_the_factor_holds_at_another_m_and_n(tmp_path):
+    # run AU MODE=check (at b2e53ab): the same sweep at 4096x1024xK, K = 2048, 2304, 2816,
+    # 4096; pitch.py never reads it. The factor read from it matches the model's table
+    # (2048x2048xK) within 0.015 log for every depth and padding.
+    check = (CALIBRATION_DIR / "h200" / "kpitch_check_4096x1024.csv").read_text()
+    (tmp_path / "kpitch_sweep.csv").write_text(check)
+    there = {(bk, p): c for bk, p, c in load_pitch_table(tmp_path)}
+    here = {(bk, p): c for bk, p, c in load_pitch_table(CALIBRATION_DIR / "h200")}
+    assert set(there) == set(here)
+    assert all(abs(there[k] - here[k]) < 0.015 for k in here), (there, here)
+    assert "commit b2e53ab mode check" in (CALIBRATION_DIR / "h200" / "gpu_au.txt").read_text()
