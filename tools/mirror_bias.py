@@ -35,7 +35,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gemmmodel.model.pitch import PITCH_FILE as KPITCH_FILE  # noqa: E402
-from gemmmodel.model.pitch import is_power_of_two, runs_cp_async  # noqa: E402
+from gemmmodel.model.pitch import is_power_of_two, read_pitch_sweep, runs_cp_async  # noqa: E402
 from gemmmodel.template import parse_name  # noqa: E402
 
 CALIBRATION = Path(__file__).resolve().parents[1] / "calibration"
@@ -74,11 +74,7 @@ def mirror_pairs(frame: pd.DataFrame) -> pd.DataFrame:
 
 def read_kpitch(folder: Path) -> pd.DataFrame:
     """Run AU's sweep as config, shape (tuple), meas; rows with an error dropped."""
-    s = pd.read_csv(Path(folder) / KPITCH_FILE)
-    s = s[s["error"].isna() & (s["median_s"] > 0)]
-    return pd.DataFrame({"config": s["config"],
-                         "shape": [tuple(int(x) for x in t.split("x")) for t in s["shape"]],
-                         "meas": s["median_s"].astype(float)})
+    return read_pitch_sweep(Path(folder) / KPITCH_FILE).rename(columns={"median_s": "meas"})
 
 
 def kpitch_effect(frame: pd.DataFrame) -> dict:

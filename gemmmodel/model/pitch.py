@@ -55,6 +55,18 @@ def runs_cp_async(cfg, shape) -> bool:
     return cfg.params(32)["buffering"] == "lds-double" and not shape_needs_edge(cfg, shape)
 
 
+def read_pitch_sweep(path: Path):
+    """A run AU sweep file as a DataFrame of config, shape ((M, N, K, batch) tuple) and
+    median_s; rows with an error or no time dropped."""
+    import pandas as pd
+
+    s = pd.read_csv(path)
+    s = s[s["error"].isna() & (s["median_s"] > 0)]
+    return pd.DataFrame({"config": s["config"].to_numpy(),
+                         "shape": [tuple(int(x) for x in t.split("x")) for t in s["shape"]],
+                         "median_s": s["median_s"].astype(float).to_numpy()})
+
+
 def load_pitch_table(folder: Path) -> tuple:
     """((BK, padded, c), ...) from folder/PITCH_FILE (module docstring); () when absent or
     when the run has no K that is not a power of two."""
@@ -67,23 +79,19 @@ def load_pitch_table(folder: Path) -> tuple:
 @lru_cache(maxsize=8)
 def _pitch_table(path: str, mtime_ns: int) -> tuple:
     """load_pitch_table of one file version (read once per process)."""
-    import pandas as pd
-
     from gemmmodel.template import parse_name
 
-    s = pd.read_csv(path)
-    s = s[s["error"].isna() & (s["median_s"] > 0)]
-    shapes = {t: tuple(int(x) for x in t.split("x")) for t in set(s["shape"])}
-    k_of = s["shape"].map(lambda t: shapes[t][2])
-    s = s.assign(k=k_of, per_k=np.log(s["median_s"].astype(float) / k_of))
+    s = read_pitch_sweep(Path(path))
+    k_of = s["shape"].map(lambda t: t[2])
+    s = s.assign(k=k_of, per_k=np.log(s["median_s"] / k_of))
     k0 = int(s["k"].min())
     base = s[s["k"] == k0].set_index("config")["per_k"]
     s = s[s["config"].isin(base.index)].assign(
         x=lambda d: d["per_k"] - d["config"].map(base))
     cfgs = {name: parse_name(name) for name in set(s["config"])}
-    info = {name: (int(cfg.params(32)["BK"]), int(cfg.params(32).get("padding", 0)) > 0)
-            for name, cfg in cfgs.items()}
-    cp = np.array([runs_cp_async(cfgs[c], shapes[t]) for c, t in zip(s["config"], s["shape"])])
+    info = {name: (int(p["BK"]), int(p.get("padding", 0)) > 0)
+            for name, p in ((n, cfg.params(32)) for n, cfg in cfgs.items())}
+    cp = np.array([runs_cp_async(cfgs[c], t) for c, t in zip(s["config"], s["shape"])])
     reg = s[~cp].groupby("k")["x"].median()
     s = s.assign(x=s["x"] - s["k"].map(reg))
     off = s[cp & ~s["k"].map(is_power_of_two)]
@@ -116,4 +124,5 @@ def pitch_term(desc: KernelDesc, shape, table: tuple, cp_async: bool,
                      f"({source or PITCH_FILE}); scales the LDS pipe")
 
 
-__all__ = ["PITCH_FILE", "is_power_of_two", "load_pitch_table", "pitch_term", "runs_cp_async"]
+__all__ = ["PITCH_FILE", "is_power_of_two", "load_pitch_table", "pitch_term", "read_pitch_sweep",
+           "runs_cp_async"]
