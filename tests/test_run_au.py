@@ -17,6 +17,8 @@ kpitch_sweep.csv, the whole search space at K = 2048, 2304, 2560, 3072, 4096):
 - ncu again (MODE=ncu2, ncu_au2_*.txt), loads and cp.async writes apart, for BK 32 tiles
   with and without padding: the fragment reads are the same at both K, the copies' writes
   take 1.4-1.6 x the wavefronts; padding lowers that growth and the slowdown.
+- per 4-byte copy of A (session 59, tools/mirror_bias.py --wavefronts), the extra
+  wavefronts are the same at a tall and a wide tile of one depth and padding.
 Every fitted shape has a power-of-two K; the thirtieth change (gemmmodel/model/pitch.py,
 tests/test_model_pitch.py) reads the slowdown from this sweep.
 """
@@ -144,3 +146,34 @@ def test_padding_lowers_the_growth_and_the_slowdown():
         conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
         assert growth(padded, conflicts) < growth(plain, conflicts)
         assert growth(padded, "gpu__time_duration.sum") < growth(plain, "gpu__time_duration.sum")
+
+
+# Session 59: the growth per 4-byte copy of A (pitch.a_copy_extra_wavefronts through
+# tools/mirror_bias.py --wavefronts), from both ncu runs
+@pytest.fixture(scope="module")
+def per_copy():
+    return mirror_bias.extra_wavefronts(FOLDER)
+
+
+def test_every_profiled_config_has_a_row(per_copy):
+    assert set(per_copy) == set(TALL + WIDE + NCU2)
+    assert per_copy["256x64x16/8x8/db"]["a_copies_per_tile"] == 256 * 16 / 32
+
+
+def test_a_tall_and_a_wide_tile_gain_the_same_per_a_copy(per_copy):
+    # the growth is per copy of A, not per tile: tiles with 1, 2 and 4 times the A copies of
+    # one depth and padding agree within 10 %
+    groups = {}
+    for r in per_copy.values():
+        groups.setdefault((r["bk"], r["padded"]), []).append(r["extra_per_a_copy"])
+    assert set(groups) == {(16, False), (16, True), (32, False), (32, True)}
+    for key, vals in groups.items():
+        assert len(vals) == 2 and max(vals) / min(vals) < 1.10, (key, vals)
+    mean = {k: sum(v) / len(v) for k, v in groups.items()}
+    assert 4.5 < mean[(16, False)] < 5.5 and 1.4 < mean[(16, True)] < 1.9
+    assert 6.3 < mean[(32, False)] < 7.3 and 3.0 < mean[(32, True)] < 3.6
+    # padding lowers the growth; a deeper tile (fewer rows per copy instruction) grows more
+    for bk in (16, 32):
+        assert mean[(bk, True)] < 0.6 * mean[(bk, False)]
+    for padded in (False, True):
+        assert mean[(32, padded)] > mean[(16, padded)]

@@ -2,6 +2,7 @@
 
     python3 tools/mirror_bias.py --gpu h200 [--json]              # run AU's K sweep (fast)
     python3 tools/mirror_bias.py --gpu h200 --committed [--json]  # every sweep, ~6 min
+    python3 tools/mirror_bias.py --gpu h200 --wavefronts [--json] # run AU's ncu runs
 
 A tall config (BM > BN) and its mirror (BN x BM, the same depth, thread tile and flags)
 do the same work with the A and B tiles' sizes swapped. For each pair swept at one shape,
@@ -19,7 +20,9 @@ at M = N = 2048 and several K), the median of m at each K less its median at the
 per build; measured times only, no model. --committed: the median d over every committed
 sweep (gemmmodel.model.selection.all_sweeps) with the committed fit's predictions, per
 shape, then the median over the shapes whose K is / is not a power of two, per build. A
-diagnostic: nothing is fitted to it.
+diagnostic: nothing is fitted to it. --wavefronts: from run AU's ncu runs at K = 2048 and
+2304 (ncu_au_*.txt, ncu_au2_*.txt), the shared-memory wavefronts that each 4-byte cp.async
+copy of A gains at the second pitch (gemmmodel.model.pitch.a_copy_extra_wavefronts).
 """
 
 from __future__ import annotations
@@ -119,14 +122,46 @@ def committed_bias(gpu: str) -> dict:
     return out
 
 
+#: Run AU's ncu runs: (file prefix, the two K).
+NCU_RUNS = (("ncu_au", 2048, 2304), ("ncu_au2", 2048, 2304))
+
+
+def extra_wavefronts(folder: Path, m_n: str = "2048x2048") -> dict:
+    """{config: row of pitch.a_copy_extra_wavefronts} over run AU's ncu runs in `folder`
+    (runs whose two files are missing are skipped)."""
+    from gemmmodel.model.pitch import a_copy_extra_wavefronts
+
+    out = {}
+    for prefix, k_lo, k_hi in NCU_RUNS:
+        lo, hi = (folder / f"{prefix}_{m_n}x{k}.txt" for k in (k_lo, k_hi))
+        if lo.is_file() and hi.is_file():
+            out.update(a_copy_extra_wavefronts(lo.read_text(), hi.read_text(), k_lo, k_hi))
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gpu", default="h200")
     p.add_argument("--committed", action="store_true",
                    help="every committed sweep against the model (slow)")
+    p.add_argument("--wavefronts", action="store_true",
+                   help="the extra shared-memory wavefronts per 4-byte A copy (run AU's ncu)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     folder = CALIBRATION / args.gpu
+    if args.wavefronts:
+        rows = extra_wavefronts(folder)
+        if not rows:
+            print(f"mirror_bias: no run AU ncu files in calibration/{args.gpu}/", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps({"gpu": args.gpu, "wavefronts": rows}, indent=2))
+            return 0
+        print("config                    BK  padded  A copies/tile  extra wavefronts per A copy")
+        for name, r in sorted(rows.items(), key=lambda x: (x[1]["bk"], x[1]["padded"], x[0])):
+            print(f"{name:25s} {r['bk']:3d}  {str(r['padded']):6s}  {r['a_copies_per_tile']:13.0f}"
+                  f"  {r['extra_per_a_copy']:+.2f}")
+        return 0
     if args.committed:
         if not folder.is_dir():
             print(f"mirror_bias: no calibration/{args.gpu}/", file=sys.stderr)

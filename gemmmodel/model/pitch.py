@@ -9,7 +9,8 @@ rows lda = K apart, and the cp.async path gathers it with 4-byte copies into the
 transposed LDS tile (kernels/template/sgemm_tile.cu fetch_async); ncu (ncu_au_*.txt) shows
 the same instructions and the same fragment-read wavefronts at either K, and 1.4-1.6 x the
 wavefronts of the copies' shared-memory writes per unit of K at K = 2304 (bank-conflict
-replays), on the pipe these builds are bound by. Why the pitch splits the writes is not
+replays), on the pipe these builds are bound by: per 4-byte copy of A, the same at a tall
+and a wide tile (a_copy_extra_wavefronts). Why the pitch splits the writes is not
 known (the L1-resident micro-benchmark of the copies, lines.py, found no pitch effect), so
 the term is the measured slowdown itself:
 
@@ -124,5 +125,41 @@ def pitch_term(desc: KernelDesc, shape, table: tuple, cp_async: bool,
                      f"({source or PITCH_FILE}); scales the LDS pipe")
 
 
-__all__ = ["PITCH_FILE", "is_power_of_two", "load_pitch_table", "pitch_term", "read_pitch_sweep",
-           "runs_cp_async"]
+#: ncu's shared-memory wavefronts of a launch (fragment reads and the copies' writes).
+SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+
+
+def a_copy_extra_wavefronts(text_lo: str, text_hi: str, k_lo: int, k_hi: int) -> dict:
+    """{config: row} of two ncu runs of the same cp.async configs at M x N x k_lo and
+    M x N x k_hi (run AU MODE=ncu / ncu2: ncu_au[2]_<M>x<N>x<K>.txt), each row
+
+        bk, padded, a_copies_per_tile = BM * BK / 32     (4-byte copy warp instructions
+                                                          of A per block tile iteration)
+        extra_per_a_copy = (W_hi / k_hi - W_lo / k_lo) * BK / blocks / a_copies_per_tile
+
+    W = the launch's shared-memory wavefronts. The fragment reads take the same wavefronts
+    per unit of K at either K (MODE=ncu2 counts them apart), so the difference per block
+    tile iteration is the copies' writes; divided by the A copies it is the wavefronts that
+    each 4-byte copy of A gains at the second pitch. A diagnostic of docs/model.md, session
+    59: the same at a tall and a wide tile of one depth and padding, and not charged by the
+    model (the thirtieth change's factor stays)."""
+    from gemmmodel.ingest import read_ncu_launch_run
+    from gemmmodel.template import parse_name
+
+    lo, hi = read_ncu_launch_run(text_lo), read_ncu_launch_run(text_hi)
+    out = {}
+    for name in sorted(set(lo) & set(hi)):
+        p = parse_name(name).params(32)
+        bm, bk = int(p["BM"]), int(p["BK"])
+        blocks = float(lo[name].counters["launch__grid_size"][0])
+        w = [float(x.counters[SHARED_WAVEFRONTS][0]) / k for x, k in ((lo[name], k_lo),
+                                                                   (hi[name], k_hi))]
+        copies = bm * bk / 32
+        out[name] = {"bk": bk, "padded": int(p.get("padding", 0)) > 0,
+                     "a_copies_per_tile": copies,
+                     "extra_per_a_copy": (w[1] - w[0]) * bk / blocks / copies}
+    return out
+
+
+__all__ = ["PITCH_FILE", "SHARED_WAVEFRONTS", "a_copy_extra_wavefronts", "is_power_of_two",
+           "load_pitch_table", "pitch_term", "read_pitch_sweep", "runs_cp_async"]
