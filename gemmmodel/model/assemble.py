@@ -128,6 +128,13 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
                       f"{'measured (lines.py)' if lines is not None else 'none'}; "
                       f"A pitch: {'measured (pitch.py)' if pitch is not None else 'none'}")
 
+    # a cp.async double buffer's copies: their share of the LDS pipe (write passes and L1
+    # line cycles), which runs in series with the issue (combine.py, thirty-first change)
+    copy_clk = (float(passes.inputs["write_passes"]) / rate + line_clk
+                if copies is not None and passes is not None else 0.0)
+    pipe_clk = n_passes / rate + line_clk
+    copy_share = copy_clk / pipe_clk if pipe_clk > 0 else 0.0
+
     # traffic
     slots = int(spec.compute_units) * wi.blocks_per_cu
     l2_t = l2_bytes(desc, shape, wi.blocks, mix)
@@ -220,6 +227,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         # blocks are its last round's critical path instead: edge_critical)
         edge_issue_full=(float(checked.inputs.get("r", 1.0)) / checked.value
                          if edge_extra.value > 0 and mode == "single" else 1.0),
+        copy_share=copy_share,
         terms=terms)
 
 

@@ -31,6 +31,14 @@
       e = (1 - c) e(s) + c e(s = 1): the launch's last round lasts as long as its edge
       blocks where they wait every tile (a register-staged double buffer with edge blocks:
       c = 1 / rounds, or 1 in a partial last round; Components edge_critical; 0 otherwise)
+    A cp.async double buffer (copy_share c > 0; thirty-first change, device runs AV and
+      AW): t_cu = P_top / (1 - q) + c * lds_s, with P = {issue, (1 - c) * lds}: its copies'
+      shared-memory writes and L1 line cycles (the share c of its LDS pipe, assemble.py) run
+      in series with everything else, and the issue overlaps only the fragment reads; its
+      issue pipe takes no mem_instr_clk stall (the copies are what its warps wait on); and
+      t_cu >= the whole LDS pipe. ncu at 4096^3, 8192x256x2048 and 8192x256x8192: the
+      cycles an SM does not issue per tile are the copies' wavefronts plus 0-400 wherever
+      the LDS pipe is not saturated.
     t_async = async_wait_clk * n_async_iters / clock_hz: a cp.async double-buffered loop
       (copy the next tile, compute this one, wait for the copies, barrier) costs the SM
       async_wait_clk clocks per block tile iteration on the busiest CU, in series with the
@@ -81,7 +89,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
           "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
-          "edge_critical", "tail_edge_critical", "edge_issue_full")
+          "edge_critical", "tail_edge_critical", "edge_issue_full", "copy_share")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -124,6 +132,9 @@ class Components:
     tail_edge_critical: float = 0.0  # the same for the partial last round (1 or 0)
     edge_issue_full: float = 1.0  # a single buffer with edge blocks: its issue work with
     #                               every block on the checked path / as it is (r / factor)
+    copy_share: float = 0.0    # a cp.async double buffer: the share of its LDS pipe that is
+    #                            the copies' shared-memory writes and L1 line cycles, which
+    #                            run in series with the issue (thirty-first change, run AV/AW)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -192,6 +203,7 @@ def _rounds_total(a: dict, th: dict) -> dict:
             "q_latency": pm["q_latency"], "t_async": t_async,
             "latency_per_iter": pm["latency_per_iter"],
             "exposed_per_iter": pm["exposed_per_iter"], "fill": pm["fill"] + pt["fill"],
+            "t_copies": pm["t_copies"] + pt["t_copies"],
             "t_tail": pt["t_pipes"] + pt["t_latency"] + pt["t_async"],
             "t_tail_pipes": pt["t_pipes"], "t_tail_latency": pt["t_latency"],
             "tail_exposed_per_iter": pt["exposed_per_iter"],
@@ -199,10 +211,14 @@ def _rounds_total(a: dict, th: dict) -> dict:
 
 
 def _pipes(a: dict, th: dict) -> dict:
+    """The pipes' times (s). A cp.async double buffer (copy_share > 0) takes no
+    mem_instr_clk stall on its issue pipe: what its warps wait for beyond their own issue is
+    the copies' shared-memory writes, in series (_rounds_part)."""
+    fetch = a["issue_s"] / np.maximum(a.get("fetch_rate", 1.0), 1e-9)
+    copies = np.atleast_1d(a.get("copy_share", 0.0)) > 0
+    stall = np.where(copies, 0.0, th["mem_instr_clk"] * np.atleast_1d(a["mem_instr_s"]))
     return {
-        "issue": np.maximum(a["issue_s"] / th["issue_efficiency"]
-                            + th["mem_instr_clk"] * a["mem_instr_s"],
-                            a["issue_s"] / np.maximum(a.get("fetch_rate", 1.0), 1e-9)),
+        "issue": np.maximum(a["issue_s"] / th["issue_efficiency"] + stall, fetch),
         "lds": a["lds_s"] / th["lds_efficiency"],
         "l2": a["l2_s"] / th["mem_efficiency"],
         "dram": a["dram_s"] / th["mem_efficiency"],
@@ -223,7 +239,12 @@ def independent_streams(w, units, overlap_loss: float, lookahead=0.0):
 def _rounds_part(a: dict, th: dict) -> dict:
     """Pipes, exposed latency and cp.async waits of one group of rounds (module doc)."""
     pipes = _pipes(a, th)
-    stack = np.vstack([np.atleast_1d(pipes[p]) for p in OVERLAP_PIPES])
+    # a cp.async double buffer: its copies' share of the LDS pipe runs in series with the
+    # rest; the issue overlaps the fragment reads only (run AV/AW, thirty-first change)
+    share = np.atleast_1d(a.get("copy_share", 0.0)) * np.ones_like(np.atleast_1d(pipes["lds"]))
+    copies = share * np.atleast_1d(a["lds_s"])
+    stack = np.vstack([np.atleast_1d(pipes["issue"]) * np.ones_like(share),
+                       np.atleast_1d(pipes["lds"]) * (1.0 - share)])
     top = stack.max(axis=0)
     f_top = top / np.maximum(stack.sum(axis=0), 1e-300)
     w = np.atleast_1d(a["w"])
@@ -232,7 +253,7 @@ def _rounds_part(a: dict, th: dict) -> dict:
     q = np.minimum(Q_MAX, (1.0 - f_top) ** streams)
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
-    t_pipes = np.maximum(shared, top + loss)
+    t_pipes = np.maximum(np.maximum(shared, top + loss + copies), np.atleast_1d(pipes["lds"]))
     n = np.maximum(np.atleast_1d(a["n_unit_iters"]), 1e-12)
     c_cu = t_pipes / n
     c_alone = c_cu * np.atleast_1d(a["alone_factor"])
@@ -266,7 +287,8 @@ def _rounds_part(a: dict, th: dict) -> dict:
     t_lat = n * exposed + fill
     t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
         np.atleast_1d(a["clock_hz"]), 1e-300)
-    return {"t_pipes": t_pipes, "top": top, "loss": loss, "q": q, "t_latency": t_lat,
+    return {"t_pipes": t_pipes, "top": top, "loss": loss, "q": q, "t_copies": copies,
+            "t_latency": t_lat,
             "q_latency": q_lat, "t_async": t_async, "latency_per_iter": lat,
             "exposed_per_iter": exposed, "fill": fill}
 
