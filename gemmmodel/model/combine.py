@@ -331,7 +331,10 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
         formula = f"base / {eff_key}" if eff_key else "base"
         inputs = {"base_s": base.value if base else 0.0, **({eff_key: eff} if eff_key else {})}
         kids = (base,) if base else ()
-        if p == "issue":
+        if p == "issue" and comp.copy_share > 0:
+            formula += " (cp.async: no mem_instr stall; its warps wait on the copies, " \
+                       "t_copies_s)"
+        elif p == "issue":
             formula += " + mem_instr_clk * n_mem_instr / clock_hz"
             inputs.update(mem_instr_clk=th["mem_instr_clk"],
                           mem_instr_stall_s=th["mem_instr_clk"] * comp.mem_instr_s)
@@ -343,8 +346,17 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                 kids = kids + (fetch,)
         pipe_terms.append(Term(f"t_{p}_s", parts[f"pipe_{p}"], "s", formula, inputs,
                                children=kids))
+    copies_t = None
+    if comp.copy_share > 0:
+        copies_t = Term("t_copies_s", parts["t_copies"], "s", "copy_share * t_lds_s (base)",
+                        {"copy_share": comp.copy_share,
+                         "lds_base_s": t["t_lds_s"].value if t.get("t_lds_s") else 0.0},
+                        note="cp.async double buffer: the copies' shared-memory writes and L1 "
+                             "line cycles, in series with the issue (device runs AV, AW)")
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
-                   "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), "
+                   ("max(t_l2, t_dram, t_spawn, t_lds, P_top / (1 - q) + t_copies), P = "
+                    "{issue, (1 - copy_share) * lds}, " if copies_t is not None else
+                    "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), ") +
                    "q = (1 - P_top / (P_issue + P_lds)) ** s, "
                    "s = b + (w - b + a) / overlap_loss, b = min(w, u); "
                    "full rounds and a partial last round each (t_last_round_s)",
@@ -355,7 +367,7 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                                    comp.lookahead)), "q": parts["q"],
                     "not_overlapped_s": parts["loss"]},
                    children=tuple(pipe_terms) + tuple(
-                       x for x in (t.get("lookahead_streams"),) if x))
+                       x for x in (copies_t, t.get("lookahead_streams")) if x))
     lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("load_round_trips"),
                                      t.get("global_latency_load_factor"),
                                      t.get("lds_latency_s")) if x)
