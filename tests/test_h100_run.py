@@ -56,8 +56,9 @@ def test_preregistered_scores(comparison):
     assert not pre["meets_targets"] and not moved["meets_targets"]
     assert comparison["posthoc"]["label"] == POSTHOC_OWN_LABEL
     # with the L1 line term (session 54): 90.25 / 96.21 %, MAPE 8.3 % (90.9 / 96.4 %, 9.8 %
-    # before it); 8.1 % with session 56's fetch rule
-    assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(96.21, abs=0.05)
+    # before it); 8.1 % with session 56's fetch rule; 97.94 % with the thirty-first change
+    # (session 59: the cp.async copies in series)
+    assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(97.94, abs=0.05)
     assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.081, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
@@ -110,14 +111,15 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # with the L1 line term (session 54, the H100's own table cp_async_rows.json; before:
     # 8.08 %, 0.8436: 6.18 %, 0.8860), then the edge build's NVRTC registers and the last
     # edge block of a single buffer (session 55: 5.96 %, 0.8877), then no fetch floor from
-    # three warps per scheduler (session 56)
-    assert res["mape"] == pytest.approx(0.0583, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8918, abs=0.0005)
+    # three warps per scheduler (session 56: 5.83 %, 0.8918), then the cp.async copies in
+    # series (session 59)
+    assert res["mape"] == pytest.approx(0.0603, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8896, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0586, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8934, abs=0.0005)
+    assert moved["mape"] == pytest.approx(0.0612, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8912, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]

@@ -42,12 +42,12 @@ def test_edge_tail_scale_is_the_fit_to_the_block_stamps():
     committed value (calib.DEFAULT_FIT, both fit.json files) is that fit, rounded."""
     res = fit_edge_tail_scale("h200")
     assert res["n"] == 18
-    assert res["scale"] == pytest.approx(0.39, abs=0.01)
+    assert res["scale"] == pytest.approx(0.40, abs=0.01)   # 0.391 before session 59
     assert res["rms"] < 0.07
-    assert DEFAULT_FIT["edge_tail_scale"] == 0.39
+    assert DEFAULT_FIT["edge_tail_scale"] == 0.40
     for gpu in ("h200", "h100"):
         fit = json.loads((CALIBRATION_DIR / gpu / "fit.json").read_text())
-        assert fit["params"]["edge_tail_scale"] == 0.39
+        assert fit["params"]["edge_tail_scale"] == 0.40
         assert "edge_tail_scale" not in fit["fitted"]
 
 
@@ -60,7 +60,7 @@ def test_a_single_buffer_launch_ends_with_its_last_edge_block():
     assert comp.edge_issue_full > 1.2
     assert with_edge["edge_ratio"] > 1.1
     assert with_edge["t_edge"] == pytest.approx(
-        0.39 * (with_edge["edge_ratio"] - 1.0) * with_edge["t_block"])
+        0.40 * (with_edge["edge_ratio"] - 1.0) * with_edge["t_block"])
     measured = 253.6e-6
     assert abs(np.log(with_edge["total"] / measured)) < abs(np.log(without["total"] / measured))
     # no block crosses M or N: nothing to wait for

@@ -185,8 +185,15 @@ def test_selection_summary_scores_the_choice(tmp_path):
     assert path.name == "selection_predictions.csv" and path.with_suffix(".json").is_file()
     res3 = selection_summary(other)
     assert res3["predictions"].startswith("recorded")
-    assert [r["top1_pct_of_best"] for r in res3["shapes"]] == pytest.approx(
-        [r["top1_pct_of_best"] for r in res2["shapes"]])
+    by_name = {c.name: c for c in configs}
+    for a, b in zip(res2["shapes"], res3["shapes"]):
+        assert a["shape"] == b["shape"]
+        if a["top1_config"] == b["top1_config"]:
+            assert b["top1_pct_of_best"] == pytest.approx(a["top1_pct_of_best"])
+        else:   # a near-tie (4096^3: 64x128x16/8x4 and 128x256x16/8x8/db/s8 within 0.2 %)
+            shape = tuple(map(int, a["shape"].split("x")))
+            ta, tb = (model(by_name[r["top1_config"]], shape) for r in (a, b))
+            assert abs(ta / tb - 1) < 0.005
 
 
 def test_selection_summary_in_sample_follows_the_fit_that_ranked(tmp_path):
