@@ -10,15 +10,18 @@ fragment reads alone."""
 import math
 
 import pytest
+from model_parts import components
 from ncu_counters import counter, launches
 
+from gemmmodel import CALIBRATION_DIR
 from gemmmodel.compile.table import template_facts
 from gemmmodel.model import assemble, load_calib, predict_components
-from gemmmodel.model.combine import Components, evaluate, independent_streams
+from gemmmodel.model.combine import MODES, evaluate, independent_streams
 from gemmmodel.spec import load_spec
 from gemmmodel.template import parse_name
 
 H200 = load_spec("h200")
+FOLDER = CALIBRATION_DIR / "h200"
 SM = 132
 
 
@@ -29,12 +32,10 @@ def _components(name, shape):
 
 
 def _bare(**kw):
-    base = dict(issue_s=1.0, lds_s=1.0, l2_s=0.0, dram_s=0.0, spawn_s=0.0, w=1.0,
-                lookahead=0.0, units=1.0, n_unit_iters=1.0, alone_factor=1.0, lat_g_s=0.0,
-                lat_lds_s=0.0, lat_spill_s=0.0, ilp=1.0, mode_code=1, fill_blocks=0.0,
-                ramp_s=0.0, launch_s=0.0, mem_instr_s=0.1)
-    base.update(kw)
-    return Components(**base)
+    """model_parts.components of a cp.async-like double buffer: 1 s of issue and of LDS,
+    0.1 s of non-VALU instructions; `kw` replaces fields."""
+    return components(**{"issue_s": 1.0, "lds_s": 1.0, "mode_code": MODES["double"],
+                         "mem_instr_s": 0.1, **kw})
 
 
 THETA = {"issue_efficiency": 0.8, "lds_efficiency": 1.0, "overlap_loss": 1.0,
@@ -112,12 +113,7 @@ def test_idle_issue_cycles_are_the_copies_where_the_lds_pipe_has_room(name):
         if r["busy"] > 94.0:   # saturated: the copies overlap the issue instead
             assert r["idle"] < r["copies"]
     assert checked >= 3
-    assert "commit 32aca33" in (_folder() / "gpu_aw.txt").read_text()
-
-
-def _folder():
-    from gemmmodel import CALIBRATION_DIR
-    return CALIBRATION_DIR / "h200"
+    assert "commit 32aca33" in (FOLDER / "gpu_aw.txt").read_text()
 
 
 def test_one_block_per_sm_builds_at_8192x256x8192():
@@ -136,4 +132,4 @@ def test_one_block_per_sm_builds_at_8192x256x8192():
     # the pick before the change, two 4-warp blocks per SM, now comes second
     pair = predict_components(_components("64x128x16/8x8/p4/db", shape), shape, calib).time_s
     assert pred[0] < pair
-    assert "commit c7fbb4f" in (_folder() / "gpu_av.txt").read_text()
+    assert "commit c7fbb4f" in (FOLDER / "gpu_av.txt").read_text()
