@@ -4,8 +4,8 @@ with its issue (gemmmodel/model/combine.py, assemble.py copy_share; docs/model.m
 Device run AV (8192x256x8192) and run AW (4096^3, 8192x256x2048), ncu on the H200
 (calibration/h200/ncu_av_*.txt, ncu_aw_*.txt): per SM, the cycles in which a scheduler
 issued nothing are the copies' shared-memory wavefronts (the shared wavefronts less the
-fragment reads) plus -5 % .. +15 % of the cycles, wherever the LDS pipe is not saturated; the issue overlaps the
-fragment reads alone."""
+fragment reads) plus -5 % .. +15 % of the cycles, wherever the LDS pipe is not
+saturated; the issue overlaps the fragment reads alone."""
 
 import math
 
