@@ -32,13 +32,15 @@
       blocks where they wait every tile (a register-staged double buffer with edge blocks:
       c = 1 / rounds, or 1 in a partial last round; Components edge_critical; 0 otherwise)
     A cp.async double buffer (copy_share c > 0; thirty-first change, device runs AV and
-      AW): t_cu = P_top / (1 - q) + c * lds_s, with P = {issue, (1 - c) * lds}: its copies'
+      AW): t_cu = P_top / (1 - q) + t_copies, with P = {issue, (1 - c) * lds}: its copies'
       shared-memory writes and L1 line cycles (the share c of its LDS pipe, assemble.py) run
       in series with everything else, and the issue overlaps only the fragment reads; its
       issue pipe takes no mem_instr_clk stall (the copies are what its warps wait on); and
       t_cu >= the whole LDS pipe. ncu at 4096^3, 8192x256x2048 and 8192x256x8192: the
       cycles an SM does not issue per tile are the copies' wavefronts plus 0-400 wherever
-      the LDS pipe is not saturated.
+      the LDS pipe is not saturated, and fewer than its copy wavefronts where the copies
+      are most of the pipe's work. t_copies = c * (1 - c) ** copy_exposure * lds_s
+      (thirty-second change; copy_exposure fitted to those ncu cycles, copy_exposure.py).
     t_async = async_wait_clk * n_async_iters / clock_hz: a cp.async double-buffered loop
       (copy the next tile, compute this one, wait for the copies, barrier) costs the SM
       async_wait_clk clocks per block tile iteration on the busiest CU, in series with the
@@ -242,7 +244,10 @@ def _rounds_part(a: dict, th: dict) -> dict:
     # a cp.async double buffer: its copies' share of the LDS pipe runs in series with the
     # rest; the issue overlaps the fragment reads only (run AV/AW, thirty-first change)
     share = np.atleast_1d(a.get("copy_share", 0.0)) * np.ones_like(np.atleast_1d(pipes["lds"]))
-    copies = share * np.atleast_1d(a["lds_s"])
+    # the share of the copies' pipe time the issue waits for falls as the copies take more
+    # of the LDS pipe: c * (1 - c) ** copy_exposure (fitted to runs AV and AW's ncu cycles)
+    exposed = share * (1.0 - share) ** th["copy_exposure"]
+    copies = exposed * np.atleast_1d(a["lds_s"])
     stack = np.vstack([np.atleast_1d(pipes["issue"]) * np.ones_like(share),
                        np.atleast_1d(pipes["lds"]) * (1.0 - share)])
     top = stack.max(axis=0)
@@ -348,11 +353,13 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                children=kids))
     copies_t = None
     if comp.copy_share > 0:
-        copies_t = Term("t_copies_s", parts["t_copies"], "s", "copy_share * t_lds_s (base)",
-                        {"copy_share": comp.copy_share,
+        copies_t = Term("t_copies_s", parts["t_copies"], "s",
+                        "copy_share * (1 - copy_share) ** copy_exposure * t_lds_s (base)",
+                        {"copy_share": comp.copy_share, "copy_exposure": th["copy_exposure"],
                          "lds_base_s": t["t_lds_s"].value if t.get("t_lds_s") else 0.0},
                         note="cp.async double buffer: the copies' shared-memory writes and L1 "
-                             "line cycles, in series with the issue (device runs AV, AW)")
+                             "line cycles, in series with the issue; the less so, the more of "
+                             "the LDS pipe they take (device runs AV, AW; copy_exposure.py)")
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    ("max(t_l2, t_dram, t_spawn, t_lds, P_top / (1 - q) + t_copies), P = "
                     "{issue, (1 - copy_share) * lds}, " if copies_t is not None else

@@ -1,0 +1,121 @@
+"""How much of a cp.async double buffer's copies the issue waits for (thirty-second change,
+session 60; docs/model.md section 7).
+
+The thirty-first change put a cp.async build's copies in series with its issue:
+t_cu = P_top / (1 - q) + c * lds. Here c is the copies' share of the LDS pipe: their write
+passes and L1 line cycles (assemble.py copy_share). Runs AV and AW measured this with ncu.
+Where the L1/shared pipe has room, the cycles an SM does not issue equal the copies'
+wavefronts. Where the copies are most of the pipe's work (BK 8 8x8 builds: 2.5-3.4 copy
+wavefronts per fragment-read wavefront), the SM idles only 0.76-0.90 of its copy wavefronts:
+there the copies run under the issue. The model now charges
+
+    t_copies = c * (1 - c) ** copy_exposure * lds
+
+This is c when the copies are a small share of the pipe, and it falls towards 0 as they fill
+the pipe. The whole LDS pipe stays a floor on t_cu.
+
+copy_exposure is fitted here, not by fit.py and not to the kernel timings. It minimises the
+rms log error of the model's t_pipes, in clocks, against ncu's mean active cycles per SM
+(sm__cycles_active.avg) over the 25 launches of runs AV and AW (COPY_RUNS):
+
+- AV: 7 builds at 8192x256x8192;
+- AW: 10 at 4096^3 and 8 at 8192x256x2048.
+
+The other parameters are the committed fit's. ncu counts cycles, so its locked clock does not
+enter. Session 60: 0.243 (rms 0.060; 0.087 at 0, the thirty-first change).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from gemmmodel import CALIBRATION_DIR
+
+#: ncu runs of cp.async builds (device runs AV and AW) under calibration/<gpu>/.
+COPY_RUNS = ("ncu_av_8192x256x8192.txt", "ncu_aw_8192x256x2048.txt",
+             "ncu_aw_4096x4096x4096.txt")
+ACTIVE_CYCLES = "sm__cycles_active.avg"
+ISSUED = "smsp__inst_executed.sum"
+
+
+def measured_cycles(gpu: str = "h200", root: Path | None = None) -> list[dict]:
+    """[{config, shape, cycles, issued}] of every launch in COPY_RUNS that the folder holds.
+    cycles: ncu's mean active cycles per SM. issued: warp instructions per scheduler."""
+    from gemmmodel.ingest import read_ncu_launch_run
+    from gemmmodel.spec import load_spec
+
+    folder = Path(root or CALIBRATION_DIR) / gpu
+    schedulers = None
+    out = []
+    for name in COPY_RUNS:
+        path = folder / name
+        if not path.is_file():
+            continue
+        if schedulers is None:
+            spec = load_spec(gpu)
+            schedulers = int(spec.compute_units) * int(spec.simds_per_cu)
+        dims = tuple(int(x) for x in name[:-4].split("_")[2].split("x"))
+        shape = dims + (1,) * (4 - len(dims))
+        for config, launch in read_ncu_launch_run(path.read_text()).items():
+            out.append({"config": config, "shape": shape,
+                        "cycles": float(launch.counters[ACTIVE_CYCLES][0]),
+                        "issued": float(launch.counters[ISSUED][0]) / schedulers})
+    return out
+
+
+def _model_arrays(rows: list[dict], gpu: str, root: Path | None):
+    """(component arrays, measured cycles, calib) of the rows the model can assemble."""
+    from gemmmodel.model import load_calib
+    from gemmmodel.model.combine import components_arrays
+    from gemmmodel.model.selection import swept_components
+    from gemmmodel.spec import load_spec
+
+    folder = Path(root or CALIBRATION_DIR) / gpu
+    spec = load_spec(gpu)
+    calib = load_calib(gpu, folder.parent)
+    comps = swept_components(folder, spec, [(r["config"], r["shape"]) for r in rows], calib)
+    kept = [r for r in rows if (r["config"], r["shape"]) in comps]
+    arrays = components_arrays([comps[(r["config"], r["shape"])] for r in kept])
+    return arrays, kept, calib
+
+
+def model_cycles(arrays: dict, theta: dict) -> np.ndarray:
+    """The model's t_pipes in clocks of its clock_hz, per row of `arrays`."""
+    from gemmmodel.model.combine import evaluate_arrays
+
+    return evaluate_arrays(arrays, theta)["t_pipes"] * arrays["clock_hz"]
+
+
+def fit_copy_exposure(gpu: str = "h200", root: Path | None = None) -> dict:
+    """copy_exposure that minimises the rms log error of model_cycles against ncu's cycles over
+    measured_cycles (module docstring). Returns {exposure, n, rms, rms_at_zero, rows}.
+    Each row is {config, shape, cycles, issued, model_cycles}, the model at the fitted value.
+    Raises GemmModelError where the folder has none of COPY_RUNS."""
+    from scipy.optimize import minimize_scalar
+
+    from gemmmodel.errors import GemmModelError
+    from gemmmodel.model.calib import DEFAULT_FIT, FIT_BOUNDS
+
+    rows = measured_cycles(gpu, root)
+    if not rows:
+        raise GemmModelError(f"no ncu run of {', '.join(COPY_RUNS)} for {gpu}")
+    arrays, kept, calib = _model_arrays(rows, gpu, root)
+    theta = {**DEFAULT_FIT, **(calib.fit or {})}
+    meas = np.array([r["cycles"] for r in kept])
+
+    def rms(x: float) -> float:
+        pred = model_cycles(arrays, {**theta, "copy_exposure": float(x)})
+        return float(np.sqrt(np.mean(np.log(pred / meas) ** 2)))
+
+    lo, hi = FIT_BOUNDS["copy_exposure"]
+    best = minimize_scalar(rms, bounds=(lo, hi), method="bounded",
+                           options={"xatol": 1e-4})
+    pred = model_cycles(arrays, {**theta, "copy_exposure": float(best.x)})
+    return {"exposure": float(best.x), "n": len(kept), "rms": float(best.fun),
+            "rms_at_zero": rms(0.0),
+            "rows": [{**r, "model_cycles": float(p)} for r, p in zip(kept, pred)]}
+
+
+__all__ = ["COPY_RUNS", "fit_copy_exposure", "measured_cycles", "model_cycles"]
