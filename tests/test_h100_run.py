@@ -57,9 +57,10 @@ def test_preregistered_scores(comparison):
     assert comparison["posthoc"]["label"] == POSTHOC_OWN_LABEL
     # with the L1 line term (session 54): 90.25 / 96.21 %, MAPE 8.3 % (90.9 / 96.4 %, 9.8 %
     # before it); 8.1 % with session 56's fetch rule; 97.94 % with the thirty-first change
-    # (session 59: the cp.async copies in series)
+    # (session 59: the cp.async copies in series); MAPE 7.9 % with the thirty-second
+    # (session 60: their exposure, copy_exposure)
     assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(97.94, abs=0.05)
-    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.081, abs=0.001)
+    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.079, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
 
@@ -112,23 +113,24 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # 8.08 %, 0.8436: 6.18 %, 0.8860), then the edge build's NVRTC registers and the last
     # edge block of a single buffer (session 55: 5.96 %, 0.8877), then no fetch floor from
     # three warps per scheduler (session 56: 5.83 %, 0.8918), then the cp.async copies in
-    # series (session 59)
-    assert res["mape"] == pytest.approx(0.0603, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8896, abs=0.0005)
+    # series (session 59: 6.03 %, 0.8896), then their exposure (session 60)
+    assert res["mape"] == pytest.approx(0.0589, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8915, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0612, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8912, abs=0.0005)
+    assert moved["mape"] == pytest.approx(0.0592, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8925, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
     for key in ("lds_efficiency", "issue_efficiency", "mem_instr_clk"):
         assert h100[key] == pytest.approx(h200[key], rel=0.05)
-    # the constant cp.async wait sits near its 0.1-clock floor on both since the line term
+    # the constant cp.async wait sat near its 0.1-clock floor on both from the line term
     # (session 54): 0.10 and 2.2 clocks (session 56) per block tile iteration, against ~1000
-    # of a tile
-    assert h100["async_wait_clk"] < 5 and h200["async_wait_clk"] < 5
+    # of a tile; with the copies' exposure (session 60) 10.4 and 9.3: what the exposure
+    # takes off the copies comes back in part as a wait per iteration
+    assert h100["async_wait_clk"] < 15 and h200["async_wait_clk"] < 15
 
 
 def test_the_h100_fetch_table_is_the_h200s():

@@ -424,6 +424,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (95.24, 98.56, 100.0, 100.0), 0.0308,
      [],
      ["3328x3328x1536", "4608x2560x1024", "6144x768x4096", "768x6144x6144"]),
+    # 59 (732cf02, the thirty-second change: the copies' exposure, copy_exposure 0.47), the
+    # correction with round 58's sweep. The model's worst: 200x136x600x40 (batched, 83.3 %,
+    # 32x32x8/4x8/p4/db picked, best 128x64x16/8x4/p4/db, its rank 5); at 1280x7168x1024
+    # and 7168x1280x3072 it picks 64x128x32/8x8/p4 (97.1, 95.5 %) and ranks the best,
+    # 128x64x16/8x8/p4, 64th and 58th. The neighbours' top1 >= 95 % at every shape (worst
+    # 7168x1280x3072, 95.5 %), top3 below 98 % at the two skinny-K shapes
+    ("heldout59", 58, "732cf02", (83.34, 93.84, 87.98, 95.92), 0.0650,
+     (95.51, 97.52, 95.51, 98.77), 0.0313,
+     [],
+     ["200x136x600x40"]),
 ]
 
 
