@@ -161,15 +161,15 @@ def test_second_heldout_round_was_recorded_before_its_sweep_and_scores_as_docume
     rounds = [p for p in res["order"] if not p.endswith("_neighbours")]
     assert rounds[:2 + len(HELDOUT_ROUNDS)] == ["preregistered", "posthoc", *HELDOUT_ROUNDS]
     assert res["order"].index("heldout14_neighbours") == res["order"].index("heldout14") + 1
-    assert len(res["all_preregistered"]["shapes"]) == 9 + 4 + 6 * 57
+    assert len(res["all_preregistered"]["shapes"]) == 9 + 4 + 6 * 58
     assert res["all_preregistered"]["min_top1_pct_of_best"] == pytest.approx(54.7, abs=0.05)
-    # 91.12 over 355 shapes with round 58; 91.03 over 349 shapes with round 57; 90.91 over 343 shapes with round 56; 90.82 over 337 shapes with round 55; 90.79 over 331 shapes with rounds 53 and 54 (90.68
+    # 91.16 over 361 shapes with round 59; 91.12 over 355 shapes with round 58; 91.03 over 349 shapes with round 57; 90.91 over 343 shapes with round 56; 90.82 over 337 shapes with round 55; 90.79 over 331 shapes with rounds 53 and 54 (90.68
     # over 319 before them)
-    assert res["all_preregistered"]["mean_top1_pct_of_best"] == pytest.approx(91.12, abs=0.05)
+    assert res["all_preregistered"]["mean_top1_pct_of_best"] == pytest.approx(91.16, abs=0.05)
     # the current model's times on every swept config of the held-out rounds (none fitted:
     # fit.json trains on kernels.csv + template.csv); docs/selection.md quotes 13.6 %
     err = res["posthoc_heldout"]["time_error"]
-    assert err["n"] == 12648 + 52 * 2232
+    assert err["n"] == 12648 + 53 * 2232
     assert err["mape"] < 0.16 and err["within_25pct"] > 0.8
     assert res["posthoc"]["time_error"]["n"] == 3348
     # the times recorded with each ranking, before its sweep (docs/selection.md)
@@ -228,8 +228,8 @@ def test_low_occupancy_sweep_is_scored_post_hoc(h200_comparison):
     assert "not a selection round" in part["label"]
     assert len(part["shapes"]) == 5 and part["time_error"]["n"] == 5 * 372
     # 0.092 before the L1 line term (session 54), 0.100 before that; 0.073 with session
-    # 59's copies in series (0.075 before)
-    assert part["time_error"]["mape"] == pytest.approx(0.073, abs=0.002)
+    # 59's copies in series (0.075 before); 0.069 with session 60's exposure
+    assert part["time_error"]["mape"] == pytest.approx(0.069, abs=0.002)
     # the twenty-third change (instruction fetch)
     assert {r["shape"] for r in part["shapes"]} >= {"1024x1024x2048", "2048x2048x8192"}
 
