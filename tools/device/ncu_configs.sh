@@ -46,3 +46,18 @@ NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__issue_active.max.pct_of_peak_sustaine
 NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__cycles_active.max
 NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,smsp__warps_active.avg.per_cycle_active,smsp__warps_launched.sum
 NCU_ISSUE_METRICS=$NCU_ISSUE_METRICS,launch__registers_per_thread
+
+# copy_metrics TAG: $m = the issue counters plus the shared-memory wavefronts split into
+# loads (fragment reads) and the rest (the cp.async copies), and the pipes' busy shares
+# (runs AW and AX), listed into $OUT/ncu_<TAG>_metrics.txt.
+copy_metrics() {
+  m=$NCU_ISSUE_METRICS
+  ncu_known $1 .sum l1tex__data_pipe_lsu_wavefronts_mem_shared \
+    l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st \
+    l1tex__data_bank_conflicts_pipe_lsu_mem_shared smsp__inst_executed_op_ldgsts \
+    smsp__inst_executed_op_shared_ld l1tex__m_xbar2l1tex_read_sectors
+  ncu_known $1 .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts lts__throughput \
+    sm__pipe_fma_cycles_active
+  echo "$m" > $OUT/ncu_$1_metrics.txt
+  rm -f $OUT/ncu_$1_query.txt
+}

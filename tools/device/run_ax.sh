@@ -11,15 +11,7 @@ export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
 . tools/device/ncu_configs.sh
 gpu_line ax
 echo "commit $GEMMMODEL_COMMIT" >> $OUT/gpu_ax.txt
-m=$NCU_ISSUE_METRICS
-ncu_known ax .sum l1tex__data_pipe_lsu_wavefronts_mem_shared \
-  l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st \
-  l1tex__data_bank_conflicts_pipe_lsu_mem_shared smsp__inst_executed_op_ldgsts \
-  smsp__inst_executed_op_shared_ld l1tex__m_xbar2l1tex_read_sectors
-ncu_known ax .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts lts__throughput \
-  sm__pipe_fma_cycles_active
-echo "$m" > $OUT/ncu_ax_metrics.txt
-rm -f $OUT/ncu_ax_query.txt
+copy_metrics ax
 ncu_configs ax 256x8192x2048 32x64x8/8x8/db 64x64x8/8x8/db 128x64x8/8x8/db 64x32x16/8x8/db \
   32x32x32/4x8/db 64x64x32/8x8/db 128x128x16/8x4/db 64x128x16/8x4/db 32x128x8/8x8/db \
   64x32x8/4x8/db
