@@ -81,7 +81,6 @@ from gemmmodel.model.calib import DEFAULT_FIT
 from gemmmodel.model.terms import Term
 
 PIPES = ("issue", "lds", "l2", "dram", "spawn")
-OVERLAP_PIPES = ("issue", "lds")
 SHARED_PIPES = ("l2", "dram", "spawn")
 Q_MAX = 0.95
 #: Numeric fields of Components used by evaluate_arrays (all seconds unless noted).
@@ -336,13 +335,15 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
         formula = f"base / {eff_key}" if eff_key else "base"
         inputs = {"base_s": base.value if base else 0.0, **({eff_key: eff} if eff_key else {})}
         kids = (base,) if base else ()
-        if p == "issue" and comp.copy_share > 0:
-            formula += " (cp.async: no mem_instr stall; its warps wait on the copies, " \
-                       "t_copies_s)"
-        elif p == "issue":
-            formula += " + mem_instr_clk * n_mem_instr / clock_hz"
-            inputs.update(mem_instr_clk=th["mem_instr_clk"],
-                          mem_instr_stall_s=th["mem_instr_clk"] * comp.mem_instr_s)
+        if p == "issue":
+            if comp.copy_share > 0:
+                formula += " (cp.async: no mem_instr stall; its warps wait on the copies, " \
+                           "t_copies_s)"
+            else:
+                formula += " + mem_instr_clk * n_mem_instr / clock_hz"
+                inputs.update(mem_instr_clk=th["mem_instr_clk"],
+                              mem_instr_stall_s=th["mem_instr_clk"] * comp.mem_instr_s)
+            # _pipes applies the fetch floor to every build, cp.async ones included
             fetch = t.get("instruction_fetch_rate")
             if fetch is not None:   # fetch.py: the code size's floor on the issue pipe
                 formula = f"max({formula}, base / eta_fetch)"
