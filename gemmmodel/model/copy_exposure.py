@@ -73,20 +73,26 @@ def measured_cycles(gpu: str = "h200", root: Path | None = None,
     return out
 
 
-def _model_arrays(rows: list[dict], gpu: str, root: Path | None):
-    """(component arrays, measured cycles, calib) of the rows the model can assemble."""
+def _launches(gpu: str, root: Path | None, runs: tuple):
+    """(component arrays, the rows the model can assemble, theta, ncu cycles) of the launches
+    in `runs`: theta is the committed calibration's (Calib.theta). Raises GemmModelError
+    where the folder has none of them."""
+    from gemmmodel.errors import GemmModelError
     from gemmmodel.model import load_calib
     from gemmmodel.model.combine import components_arrays
     from gemmmodel.model.selection import swept_components
     from gemmmodel.spec import load_spec
 
+    rows = measured_cycles(gpu, root, runs)
+    if not rows:
+        raise GemmModelError(f"no ncu run of {', '.join(runs)} for {gpu}")
     folder = Path(root or CALIBRATION_DIR) / gpu
-    spec = load_spec(gpu)
     calib = load_calib(gpu, folder.parent)
-    comps = swept_components(folder, spec, [(r["config"], r["shape"]) for r in rows], calib)
+    comps = swept_components(folder, load_spec(gpu),
+                             [(r["config"], r["shape"]) for r in rows], calib)
     kept = [r for r in rows if (r["config"], r["shape"]) in comps]
     arrays = components_arrays([comps[(r["config"], r["shape"])] for r in kept])
-    return arrays, kept, calib
+    return arrays, kept, calib.theta(), np.array([r["cycles"] for r in kept])
 
 
 def model_cycles(arrays: dict, theta: dict) -> np.ndarray:
@@ -103,15 +109,9 @@ def fit_copy_exposure(gpu: str = "h200", root: Path | None = None) -> dict:
     Raises GemmModelError where the folder has none of COPY_RUNS."""
     from scipy.optimize import minimize_scalar
 
-    from gemmmodel.errors import GemmModelError
-    from gemmmodel.model.calib import DEFAULT_FIT, FIT_BOUNDS
+    from gemmmodel.model.calib import FIT_BOUNDS
 
-    rows = measured_cycles(gpu, root)
-    if not rows:
-        raise GemmModelError(f"no ncu run of {', '.join(COPY_RUNS)} for {gpu}")
-    arrays, kept, calib = _model_arrays(rows, gpu, root)
-    theta = {**DEFAULT_FIT, **(calib.fit or {})}
-    meas = np.array([r["cycles"] for r in kept])
+    arrays, kept, theta, meas = _launches(gpu, root, COPY_RUNS)
 
     def rms(x: float) -> float:
         pred = model_cycles(arrays, {**theta, "copy_exposure": float(x)})
@@ -132,15 +132,7 @@ def check_copy_exposure(gpu: str = "h200", root: Path | None = None,
     committed copy_exposure and at 0: {exposure, n, rms, mean, rms_at_zero, mean_at_zero,
     rows}; the rms and mean are of log(model / ncu). Raises GemmModelError without the
     runs."""
-    from gemmmodel.errors import GemmModelError
-    from gemmmodel.model.calib import DEFAULT_FIT
-
-    rows = measured_cycles(gpu, root, runs)
-    if not rows:
-        raise GemmModelError(f"no ncu run of {', '.join(runs)} for {gpu}")
-    arrays, kept, calib = _model_arrays(rows, gpu, root)
-    theta = {**DEFAULT_FIT, **(calib.fit or {})}
-    meas = np.array([r["cycles"] for r in kept])
+    arrays, kept, theta, meas = _launches(gpu, root, runs)
     out = {"exposure": float(theta["copy_exposure"]), "n": len(kept)}
     for suffix, value in (("", theta["copy_exposure"]), ("_at_zero", 0.0)):
         pred = model_cycles(arrays, {**theta, "copy_exposure": float(value)})
