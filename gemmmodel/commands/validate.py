@@ -1,5 +1,7 @@
 """`gemmmodel validate --gpu G [--write-fit] [--json]`: leave-one-kernel-out validation on the
-GPU's calibration data and the shipped measured tables (gemmmodel.model.validate)."""
+GPU's calibration data and the shipped measured tables (gemmmodel.model.validate).
+`--edge-builds`: the held-out check on device run P's bounds-checked builds at tile-multiple
+shapes instead (gemmmodel.model.edge_builds)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,10 @@ def add_parser(sub) -> None:
     p.add_argument("--selection", action="store_true",
                    help="score the predicted tile choice against the template sweep "
                         "(gemmmodel.commands.selection; default GPU: the calibrated NVIDIA one)")
+    p.add_argument("--edge-builds", action="store_true",
+                   help="score the stored fit on device run P's plain and bounds-checked "
+                        "(EDGE=1) builds at tile-multiple shapes, timings it was never "
+                        "fitted to (gemmmodel.model.edge_builds)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -71,6 +77,33 @@ def render(res: dict) -> str:
     return "\n".join(lines)
 
 
+def render_edge_builds(res: dict) -> str:
+    a = res["all"]
+    lines = [f"validate {res['gpu']} --edge-builds: {res['n_pairs']} configs timed as both "
+             f"builds at tile-multiple shapes ({res['source']}; never fitted to)",
+             f"  all {a['n']} timings: MAPE={_pct(a['mape'])}  Kendall "
+             f"tau={_num(a['kendall_tau'])}  mean log error={a['mean_log_error']:+.3f}",
+             f"    {'buffering':<20} {'build':<7} {'n':>4} {'MAPE':>7} {'mean log':>9} "
+             f"{'sd':>6}"]
+    for g in res["groups"]:
+        lines.append(f"    {g['buffering']:<20} {g['build']:<7} {g['n']:>4} "
+                     f"{_pct(g['mape']):>7} {g['mean_log_error']:>+9.3f} "
+                     f"{g['sd_log_error']:>6.3f}")
+    lines.append("  EDGE=1 over EDGE=0 (log ratio):")
+    lines.append(f"    {'buffering':<8} {'shape':<16} {'n':>4} {'measured':>9} {'model':>7} "
+                 f"{'corr':>5} {'rms diff':>9}")
+    for r in res["ratios"]:
+        lines.append(f"    {r['buffering']:<8} {r['shape']:<16} {r['n']:>4} "
+                     f"{r['measured_log_ratio']:>+9.3f} {r['model_log_ratio']:>+7.3f} "
+                     f"{r['correlation']:>5.2f} {r['rms_difference']:>9.3f}")
+    lines.append("  EDGE=1 double buffers (register-staged) by warps per scheduler w:")
+    lines.append(f"    {'w':>3} {'n':>4} {'mean log':>9} {'overlap loss share':>19}")
+    for r in res["register_double_by_w"]:
+        lines.append(f"    {r['w']:>3g} {r['n']:>4} {r['mean_log_error']:>+9.3f} "
+                     f"{_pct(r['overlap_loss_share']):>19}")
+    return "\n".join(lines)
+
+
 def run(args) -> int:
     from gemmmodel.model.validate import validate_gpu
 
@@ -82,5 +115,9 @@ def run(args) -> int:
         from gemmmodel.errors import BadArgument
 
         raise BadArgument("--gpu is required (or --selection)")
+    if args.edge_builds:
+        from gemmmodel.model.edge_builds import edge_build_check
+
+        return emit(args, edge_build_check(args.gpu), render_edge_builds)
     res = validate_gpu(args.gpu, write=args.write_fit, fit_shapes=args.fit_shapes)
     return emit(args, res, render)

@@ -253,7 +253,7 @@ def template_load_trips(target: str, edge: bool = False) -> dict:
             if "load_round_trips_per_tile" in f}
 
 
-def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
+def template_facts(cfg, spec, regs=None, shape=None, edge: bool | None = None) -> dict | None:
     """The facts the model gets for a template config at a shape: those of the build that
     runs there. The plain build (EDGE=0): the registers the GPU's compiler reported
     (`regs`); the bounds-checked build (EDGE=1, shapes that are not a multiple of the
@@ -267,11 +267,13 @@ def template_facts(cfg, spec, regs=None, shape=None) -> dict | None:
     that an edge block executes over the plain build's. The numerator is the build without
     its unchecked path (EDGE=2, the *_checked tables: the checked loads alone); where that
     table has no row, the bounds-checked build's whole loop (both paths' code, an upper
-    bound). None when nothing is known (no registers and no table)."""
+    bound). None when nothing is known (no registers and no table). `edge` = True takes the
+    bounds-checked build's facts at any shape (device run P: model.edge_builds)."""
     from gemmmodel.template.plan import is_batched, shape_needs_edge
 
     target = str(spec.compile_target)
-    edge = shape is not None and shape_needs_edge(cfg, shape)
+    if edge is None:
+        edge = shape is not None and shape_needs_edge(cfg, shape)
     batched = is_batched(shape)
     batched_row = template_table_facts(target, True, True).get(cfg.name) if batched else None
     table = batched_row or template_table_facts(target, edge).get(cfg.name, {})

@@ -45,6 +45,8 @@ class KernelDesc:
     fragment: str
     launch_bounds: int
     swizzle: int = 0
+    bounds_checked: bool = False  # the bounds-checked build (template EDGE=1) runs even at a
+    #                               tile-multiple shape (device run P's forced builds)
 
     @property
     def uses_lds(self) -> bool:
@@ -121,4 +123,5 @@ def describe(params: dict[str, Any]) -> KernelDesc:
         fragment=str(params.get("fragment", "contiguous") or "contiguous"),
         launch_bounds=_int(params, "launch_bounds", 0),
         swizzle=max(0, _int(params, "swizzle", 0) or 0),
+        bounds_checked=bool(params.get("bounds_checked", False)),
     )

@@ -43,8 +43,11 @@ def tile_defines(cfg, edge: bool = False, batched: bool = False,
 
 
 def needs_edge(cfg, m: int, n: int, k: int) -> bool:
-    """True when M, N or K is not a multiple of the block tile (EDGE=1 needed)."""
-    return bool(m % cfg.bm or n % cfg.bn or k % cfg.bk)
+    """True when M, N or K is not a multiple of the block tile (EDGE=1 needed), or when the
+    kernel description asks for the bounds-checked build anyway (KernelDesc.bounds_checked:
+    device run P timed it at tile-multiple shapes)."""
+    return bool(getattr(cfg, "bounds_checked", False) or m % cfg.bm or n % cfg.bn
+                or k % cfg.bk)
 
 
 def is_batched(shape) -> bool:

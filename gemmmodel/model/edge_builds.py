@@ -1,0 +1,156 @@
+"""The bounds-checked builds at tile-multiple shapes: a held-out check (device run P).
+
+Device run P (tools/device/run_p.sh, session 33; calibration/<gpu>/edge_cost_plain.csv and
+edge_cost_edge.csv) timed every search-space config at 3072x1024x1024 and 2048^3 twice: its
+plain build (EDGE=0; on sm_90 an LDS double buffer copies by cp.async) and its
+bounds-checked build (EDGE=1, `--force-edge`; an LDS double buffer stages through
+registers). No block of those shapes takes the checked loads, so the pair isolates what the
+build itself costs: its registers (occupancy), its staging and its code size.
+
+None of these 744 timings is a calibration sample: the fit (fit.py) sees the template at
+4096^3, 8192x256x2048, 256x8192x2048 and 3000x1000x1024 only, and 2048^3's calibration
+samples are catalogue kernels. So the model's predictions of them, with the stored fit, are
+out of sample: `edge_build_check` scores both builds (MAPE, mean and sd of the log error,
+Kendall tau over all timings) and the edge/plain ratio (mean measured and predicted, their
+correlation and the rms of the difference), by buffering: single buffers and LDS double
+buffers (cp.async in the plain build, register-staged in the bounds-checked one).
+
+The EDGE=1 build is modelled at these shapes as at any other: its registers (the device's
+NVRTC, build_registers.csv, else the committed edge table), register staging for a double
+buffer, its whole code for the fetch floor, and no edge blocks (KernelDesc.bounds_checked
+makes template.plan.needs_edge true at a tile-multiple shape).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from gemmmodel import CALIBRATION_DIR
+from gemmmodel.errors import BadArgument
+
+#: Run P's two sweeps in calibration/<gpu>/: the plain builds and the forced EDGE=1 builds.
+PLAIN_FILE = "edge_cost_plain.csv"
+EDGE_FILE = "edge_cost_edge.csv"
+
+
+def forced_edge_pairs(gpu: str = "h200", root: Path | None = None) -> list[dict]:
+    """[{config, shape (M, N, K, batch), plain_s, edge_s}] of run P's timed pairs (both
+    builds without an error). BadArgument where the GPU has no run P."""
+    import pandas as pd
+
+    folder = Path(root or CALIBRATION_DIR) / gpu
+    paths = [folder / PLAIN_FILE, folder / EDGE_FILE]
+    if not all(p.is_file() for p in paths):
+        raise BadArgument(f"no device run P under {folder} ({PLAIN_FILE}, {EDGE_FILE}): "
+                          "run tools/device/run_p.sh on the GPU first")
+    plain, edge = (pd.read_csv(p) for p in paths)
+    both = plain.merge(edge, on=["shape", "config"], suffixes=("_plain", "_edge"))
+    ok = both["error_plain"].isna() & both["error_edge"].isna()
+    return [{"config": str(r.config), "shape": tuple(int(x) for x in str(r.shape).split("x")),
+             "plain_s": float(r.median_s_plain), "edge_s": float(r.median_s_edge)}
+            for r in both[ok].itertuples()]
+
+
+def _samples(pairs: list[dict], spec, regs: dict, edge: bool) -> list:
+    """Model samples of one build of every pair (measured time: that build's)."""
+    from gemmmodel.compile.table import template_facts
+    from gemmmodel.model.samples import Sample
+    from gemmmodel.template import parse_name
+
+    out = []
+    for p in pairs:
+        cfg = parse_name(p["config"])
+        params = {**cfg.params(int(spec.wave_size)), "bounds_checked": edge}
+        facts = template_facts(cfg, spec, regs.get(cfg.name), p["shape"], edge=edge)
+        out.append(Sample(cfg.name, "template", params, facts, p["shape"],
+                          p["edge_s" if edge else "plain_s"]))
+    return out
+
+
+def _log_stats(pred, meas) -> dict:
+    err = np.log(np.asarray(pred) / np.asarray(meas))
+    rel = np.abs(np.asarray(pred) - np.asarray(meas)) / np.asarray(meas)
+    return {"n": int(len(err)), "mape": float(rel.mean()), "mean_log_error": float(err.mean()),
+            "sd_log_error": float(err.std())}
+
+
+def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None) -> dict:
+    """The model (stored fit) on run P's pairs (module docstring): {gpu, n_pairs, all
+    (MAPE and Kendall tau over every timing), groups[] (per buffering and build), ratios[]
+    (per buffering and shape: edge/plain measured against the model), register_double_by_w[]
+    (the EDGE=1 double buffers by resident warps per scheduler w: mean log error and the
+    mean share of the predicted time that is the pipes' overlap loss)}."""
+    from gemmmodel.calibrate.load import load
+    from gemmmodel.model.calib import calibration_name, load_calib
+    from gemmmodel.model.combine import components_arrays, evaluate_arrays
+    from gemmmodel.model.samples import template_registers
+    from gemmmodel.model.validate import _components
+    from gemmmodel.spec import load_spec
+
+    spec = load_spec(gpu)
+    folder = calibration_name(gpu, root)
+    pairs = forced_edge_pairs(folder, root)
+    calib = calib or load_calib(folder, root)
+    regs = template_registers(load(folder, root) if root else load(folder))
+    pred, parts = {}, {}
+    for edge in (False, True):
+        comps, kept = _components(_samples(pairs, spec, regs, edge), spec, calib)
+        if len(kept) != len(pairs):
+            raise BadArgument(f"the model rejected {len(pairs) - len(kept)} of run P's "
+                              f"{'bounds-checked' if edge else 'plain'} builds")
+        parts[edge] = evaluate_arrays(components_arrays(comps), calib.theta())
+        parts[edge]["w"] = np.array([c.w for c in comps])
+        pred[edge] = parts[edge]["total"]
+    meas = {False: np.array([p["plain_s"] for p in pairs]),
+            True: np.array([p["edge_s"] for p in pairs])}
+    double = np.array(["/db" in p["config"] for p in pairs])
+    shapes = np.array(["x".join(str(x) for x in p["shape"][:3]) for p in pairs])
+    groups, ratios = [], []
+    for db in (False, True):
+        for edge in (False, True):
+            sel = double == db
+            groups.append({"buffering": _buffering(db, edge), "build": _build(edge),
+                           **_log_stats(pred[edge][sel], meas[edge][sel])})
+        for shape in sorted(set(shapes)):
+            sel = (double == db) & (shapes == shape)
+            m = np.log(meas[True][sel] / meas[False][sel])
+            p = np.log(pred[True][sel] / pred[False][sel])
+            ratios.append({"buffering": "double" if db else "single", "shape": shape,
+                           "n": int(sel.sum()), "measured_log_ratio": float(m.mean()),
+                           "model_log_ratio": float(p.mean()),
+                           "correlation": float(np.corrcoef(m, p)[0, 1]),
+                           "rms_difference": float(np.sqrt(((p - m) ** 2).mean()))})
+    # the register-staged double buffers by resident warps per scheduler: the error against
+    # the share of the time the model gives the pipes' overlap loss (combine.py's q)
+    by_w = []
+    w = parts[True]["w"]
+    share = parts[True]["loss"] / parts[True]["total"]
+    err = np.log(pred[True] / meas[True])
+    for wv in sorted(set(w[double])):
+        sel = double & (w == wv)
+        by_w.append({"w": float(wv), "n": int(sel.sum()),
+                     "mean_log_error": float(err[sel].mean()),
+                     "overlap_loss_share": float(share[sel].mean())})
+    all_pred = np.concatenate([pred[False], pred[True]])
+    all_meas = np.concatenate([meas[False], meas[True]])
+    return {"gpu": gpu, "source": f"calibration/{folder}/{PLAIN_FILE}, {EDGE_FILE} (run P)",
+            "n_pairs": len(pairs),
+            "all": {**_log_stats(all_pred, all_meas),
+                    "kendall_tau": float(stats.kendalltau(all_pred, all_meas).statistic)},
+            "groups": groups, "ratios": ratios, "register_double_by_w": by_w}
+
+
+def _buffering(db: bool, edge: bool) -> str:
+    if not db:
+        return "single"
+    return "double (registers)" if edge else "double (cp.async)"
+
+
+def _build(edge: bool) -> str:
+    return "EDGE=1" if edge else "EDGE=0"
+
+
+__all__ = ["EDGE_FILE", "PLAIN_FILE", "edge_build_check", "forced_edge_pairs"]
