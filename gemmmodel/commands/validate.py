@@ -1,7 +1,7 @@
 """`gemmmodel validate --gpu G [--write-fit] [--json]`: leave-one-kernel-out validation on the
 GPU's calibration data and the shipped measured tables (gemmmodel.model.validate).
-`--edge-builds`: the held-out check on device run P's bounds-checked builds at tile-multiple
-shapes instead (gemmmodel.model.edge_builds)."""
+`--edge-builds`: the held-out check on device runs P and AY, bounds-checked builds at
+tile-multiple shapes, instead (gemmmodel.model.edge_builds)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ def add_parser(sub) -> None:
                    help="score the predicted tile choice against the template sweep "
                         "(gemmmodel.commands.selection; default GPU: the calibrated NVIDIA one)")
     p.add_argument("--edge-builds", action="store_true",
-                   help="score the stored fit on device run P's plain and bounds-checked "
-                        "(EDGE=1) builds at tile-multiple shapes, timings it was never "
-                        "fitted to (gemmmodel.model.edge_builds)")
+                   help="score the stored fit on device runs P and AY: plain and "
+                        "bounds-checked (EDGE=1) builds at tile-multiple shapes, timings it "
+                        "was never fitted to (gemmmodel.model.edge_builds)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -78,9 +78,14 @@ def render(res: dict) -> str:
 
 
 def render_edge_builds(res: dict) -> str:
+    return "\n".join(_render_edge_run(r) for r in res["runs"])
+
+
+def _render_edge_run(res: dict) -> str:
     a = res["all"]
-    lines = [f"validate {res['gpu']} --edge-builds: {res['n_pairs']} configs timed as both "
-             f"builds at tile-multiple shapes ({res['source']}; never fitted to)",
+    lines = [f"validate {res['gpu']} --edge-builds, run {res['run']}: {res['n_pairs']} "
+             f"configs timed as both builds at tile-multiple shapes ({res['source']}; never "
+             "fitted to)",
              f"  all {a['n']} timings: MAPE={_pct(a['mape'])}  Kendall "
              f"tau={_num(a['kendall_tau'])}  mean log error={a['mean_log_error']:+.3f}",
              f"    {'buffering':<20} {'build':<7} {'n':>4} {'MAPE':>7} {'mean log':>9} "
@@ -116,8 +121,8 @@ def run(args) -> int:
 
         raise BadArgument("--gpu is required (or --selection)")
     if args.edge_builds:
-        from gemmmodel.model.edge_builds import edge_build_check
+        from gemmmodel.model.edge_builds import edge_build_checks
 
-        return emit(args, edge_build_check(args.gpu), render_edge_builds)
+        return emit(args, edge_build_checks(args.gpu), render_edge_builds)
     res = validate_gpu(args.gpu, write=args.write_fit, fit_shapes=args.fit_shapes)
     return emit(args, res, render)

@@ -1,16 +1,18 @@
-"""The bounds-checked builds at tile-multiple shapes: a held-out check (device run P).
+"""The bounds-checked builds at tile-multiple shapes: a held-out check (device runs P, AY).
 
 Device run P (tools/device/run_p.sh, session 33; calibration/<gpu>/edge_cost_plain.csv and
 edge_cost_edge.csv) timed every search-space config at 3072x1024x1024 and 2048^3 twice: its
 plain build (EDGE=0; on sm_90 an LDS double buffer copies by cp.async) and its
 bounds-checked build (EDGE=1, `--force-edge`; an LDS double buffer stages through
 registers). No block of those shapes takes the checked loads, so the pair isolates what the
-build itself costs: its registers (occupancy), its staging and its code size.
+build itself costs: its registers (occupancy), its staging and its code size. Device run AY
+(tools/device/run_ay.sh, session 61; ay_plain.csv, ay_edge.csv) did the same at
+1024x1024x8192, where most configs run one block per SM.
 
-None of these 744 timings is a calibration sample: the fit (fit.py) sees the template at
+None of these timings is a calibration sample: the fit (fit.py) sees the template at
 4096^3, 8192x256x2048, 256x8192x2048 and 3000x1000x1024 only, and 2048^3's calibration
 samples are catalogue kernels. So the model's predictions of them, with the stored fit, are
-out of sample: `edge_build_check` scores both builds (MAPE, mean and sd of the log error,
+out of sample: `edge_build_check` scores both builds of one run (MAPE, mean and sd of the log error,
 Kendall tau over all timings) and the edge/plain ratio (mean measured and predicted, their
 correlation and the rms of the difference), by buffering: single buffers and LDS double
 buffers (cp.async in the plain build, register-staged in the bounds-checked one).
@@ -34,18 +36,25 @@ from gemmmodel.errors import BadArgument
 #: Run P's two sweeps in calibration/<gpu>/: the plain builds and the forced EDGE=1 builds.
 PLAIN_FILE = "edge_cost_plain.csv"
 EDGE_FILE = "edge_cost_edge.csv"
+#: The device runs that timed both builds: run -> (plain sweep, forced EDGE=1 sweep, script).
+RUNS = {"P": (PLAIN_FILE, EDGE_FILE, "tools/device/run_p.sh"),
+        "AY": ("ay_plain.csv", "ay_edge.csv", "tools/device/run_ay.sh")}
 
 
-def forced_edge_pairs(gpu: str = "h200", root: Path | None = None) -> list[dict]:
-    """[{config, shape (M, N, K, batch), plain_s, edge_s}] of run P's timed pairs (both
-    builds without an error). BadArgument where the GPU has no run P."""
+def forced_edge_pairs(gpu: str = "h200", root: Path | None = None,
+                      run: str = "P") -> list[dict]:
+    """[{config, shape (M, N, K, batch), plain_s, edge_s}] of a run's timed pairs (both
+    builds without an error; RUNS). BadArgument where the GPU has no such run."""
     import pandas as pd
 
+    if run not in RUNS:
+        raise BadArgument(f"unknown run {run!r}: expected one of {', '.join(RUNS)}")
+    plain_file, edge_file, script = RUNS[run]
     folder = Path(root or CALIBRATION_DIR) / gpu
-    paths = [folder / PLAIN_FILE, folder / EDGE_FILE]
+    paths = [folder / plain_file, folder / edge_file]
     if not all(p.is_file() for p in paths):
-        raise BadArgument(f"no device run P under {folder} ({PLAIN_FILE}, {EDGE_FILE}): "
-                          "run tools/device/run_p.sh on the GPU first")
+        raise BadArgument(f"no device run {run} under {folder} ({plain_file}, {edge_file}): "
+                          f"run {script} on the GPU first")
     plain, edge = (pd.read_csv(p) for p in paths)
     both = plain.merge(edge, on=["shape", "config"], suffixes=("_plain", "_edge"))
     ok = both["error_plain"].isna() & both["error_edge"].isna()
@@ -77,7 +86,8 @@ def _log_stats(pred, meas) -> dict:
             "sd_log_error": float(err.std())}
 
 
-def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None) -> dict:
+def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None,
+                     run: str = "P") -> dict:
     """The model (stored fit) on run P's pairs (module docstring): {gpu, n_pairs, all
     (MAPE and Kendall tau over every timing), groups[] (per buffering and build), ratios[]
     (per buffering and shape: edge/plain measured against the model), register_double_by_w[]
@@ -92,14 +102,14 @@ def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None) ->
 
     spec = load_spec(gpu)
     folder = calibration_name(gpu, root)
-    pairs = forced_edge_pairs(folder, root)
+    pairs = forced_edge_pairs(folder, root, run)
     calib = calib or load_calib(folder, root)
     regs = template_registers(load(folder, root) if root else load(folder))
     pred, parts = {}, {}
     for edge in (False, True):
         comps, kept = _components(_samples(pairs, spec, regs, edge), spec, calib)
         if len(kept) != len(pairs):
-            raise BadArgument(f"the model rejected {len(pairs) - len(kept)} of run P's "
+            raise BadArgument(f"the model rejected {len(pairs) - len(kept)} of run {run}'s "
                               f"{'bounds-checked' if edge else 'plain'} builds")
         parts[edge] = evaluate_arrays(components_arrays(comps), calib.theta())
         parts[edge]["w"] = np.array([c.w for c in comps])
@@ -136,7 +146,8 @@ def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None) ->
                      "overlap_loss_share": float(share[sel].mean())})
     all_pred = np.concatenate([pred[False], pred[True]])
     all_meas = np.concatenate([meas[False], meas[True]])
-    return {"gpu": gpu, "source": f"calibration/{folder}/{PLAIN_FILE}, {EDGE_FILE} (run P)",
+    return {"gpu": gpu, "run": run,
+            "source": f"calibration/{folder}/{RUNS[run][0]}, {RUNS[run][1]} (run {run})",
             "n_pairs": len(pairs),
             "all": {**_log_stats(all_pred, all_meas),
                     "kendall_tau": float(stats.kendalltau(all_pred, all_meas).statistic)},
@@ -153,4 +164,19 @@ def _build(edge: bool) -> str:
     return "EDGE=1" if edge else "EDGE=0"
 
 
-__all__ = ["EDGE_FILE", "PLAIN_FILE", "edge_build_check", "forced_edge_pairs"]
+def edge_build_checks(gpu: str = "h200", root: Path | None = None) -> dict:
+    """{gpu, runs[]}: edge_build_check of every run in RUNS that the GPU's calibration folder
+    holds; BadArgument where it holds none."""
+    from gemmmodel.model.calib import calibration_name
+
+    folder = Path(root or CALIBRATION_DIR) / calibration_name(gpu, root)
+    have = [r for r, (plain, edge, _) in RUNS.items()
+            if (folder / plain).is_file() and (folder / edge).is_file()]
+    if not have:
+        raise BadArgument(f"no device run P or AY under {folder}: run tools/device/run_p.sh "
+                          "or run_ay.sh on the GPU first")
+    return {"gpu": gpu, "runs": [edge_build_check(gpu, root, run=r) for r in have]}
+
+
+__all__ = ["EDGE_FILE", "PLAIN_FILE", "RUNS", "edge_build_check", "edge_build_checks",
+           "forced_edge_pairs"]
