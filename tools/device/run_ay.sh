@@ -30,13 +30,4 @@ python3 tools/device/ncu_launch.py configs --size $SIZE $E | tail -1
 ncu_source ay $SIZE $E
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version \
   --format=csv,noheader | tee -a $OUT/gpu_ay.txt
-python3 - <<'PY'
-import os, pandas as pd
-o = os.environ["OUT"]
-p = pd.read_csv(f"{o}/ay_plain.csv"); e = pd.read_csv(f"{o}/ay_edge.csv")
-j = p.merge(e, on=["shape", "config"], suffixes=("_plain", "_edge"))
-j["ratio"] = j.median_s_edge / j.median_s_plain
-j["db"] = j.config.str.contains("/db"); j["tile"] = j.config.str.split("/").str[1]
-print("errors:", int(p.error.notna().sum()), int(e.error.notna().sum()), "pairs:", len(j))
-print(j.groupby(["db", "tile"]).ratio.median().round(3).unstack())
-PY
+python3 tools/device/edge_pairs.py $OUT/ay_plain.csv $OUT/ay_edge.csv

@@ -16,13 +16,4 @@ timeout 200 python3 tools/device/acceptance.py sweep --shapes $SHAPES \
 timeout 200 python3 tools/device/acceptance.py sweep --shapes $SHAPES --force-edge \
   --sweep-file edge_cost_edge.csv --budget-s 180 --out $OUT 2>&1 | tail -3
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee -a $OUT/gpu_p.txt
-python3 - <<'PY'
-import os, pandas as pd
-o = os.environ["OUT"]
-p = pd.read_csv(f"{o}/edge_cost_plain.csv"); e = pd.read_csv(f"{o}/edge_cost_edge.csv")
-j = p.merge(e, on=["shape", "config"], suffixes=("_plain", "_edge"))
-j["ratio"] = j.median_s_edge / j.median_s_plain
-j["db"] = j.config.str.contains("/db"); j["tile"] = j.config.str.split("/").str[1]
-print("errors:", int(p.error.notna().sum()), int(e.error.notna().sum()), "pairs:", len(j))
-print(j.groupby(["shape", "db", "tile"]).ratio.median().round(3).unstack())
-PY
+python3 tools/device/edge_pairs.py $OUT/edge_cost_plain.csv $OUT/edge_cost_edge.csv
