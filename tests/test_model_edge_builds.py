@@ -95,7 +95,7 @@ def check_ay():
 
 
 def test_run_ay_retimes_run_l_and_is_one_block_per_sm():
-    # run AY's plain builds repeat run L's 1024x1024x8192 (occupancy_sweep.csv, session 19):
+    # run AY's plain builds repeat run L's 1024x1024x8192 (occupancy_sweep.csv, run at f1cca7f):
     # measured median |log| difference 0.005, 95th percentile 0.020
     folder = CALIBRATION_DIR / "h200"
     ay = pd.read_csv(folder / "ay_plain.csv")
