@@ -140,3 +140,17 @@ def test_no_run_is_a_clear_error(tmp_path):
     with pytest.raises(GemmModelError, match="no device run P or AY"):
         edge_build_checks("h200", tmp_path)
     assert main(["validate", "--gpu", "h100", "--edge-builds"]) != 0
+
+
+def test_device_pair_summary_tool(capsys):
+    # tools/device/edge_pairs.py: the summary run_p.sh and run_ay.sh print on the device
+    import importlib.util
+
+    path = CALIBRATION_DIR.parent / "tools" / "device" / "edge_pairs.py"
+    spec = importlib.util.spec_from_file_location("edge_pairs", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    folder = CALIBRATION_DIR / "h200"
+    assert tool.main([str(folder / "ay_plain.csv"), str(folder / "ay_edge.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "errors: 0 0 pairs: 372" in out and "1024x1024x8192x1" in out
