@@ -142,7 +142,7 @@ def test_no_run_is_a_clear_error(tmp_path):
     assert main(["validate", "--gpu", "h100", "--edge-builds"]) != 0
 
 
-def test_device_pair_summary_tool(capsys):
+def test_device_pair_summary_tool():
     # tools/device/edge_pairs.py: the summary run_p.sh and run_ay.sh print on the device
     import importlib.util
 
@@ -151,6 +151,9 @@ def test_device_pair_summary_tool(capsys):
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     folder = CALIBRATION_DIR / "h200"
-    assert tool.main([str(folder / "ay_plain.csv"), str(folder / "ay_edge.csv")]) == 0
-    out = capsys.readouterr().out
-    assert "errors: 0 0 pairs: 372" in out and "1024x1024x8192x1" in out
+    e_plain, e_edge, pairs, table = tool.summary(str(folder / "ay_plain.csv"),
+                                                 str(folder / "ay_edge.csv"))
+    assert (e_plain, e_edge, pairs) == (0, 0, 372)
+    # measured (run AY): register-staged EDGE=1 builds 0.80-0.91 of their cp.async builds
+    doubles = table.loc[("1024x1024x8192x1", True)]
+    assert doubles.max() < 0.95 and doubles.min() > 0.7
