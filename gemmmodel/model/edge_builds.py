@@ -28,7 +28,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.errors import BadArgument
@@ -49,18 +48,23 @@ def forced_edge_pairs(gpu: str = "h200", root: Path | None = None,
 
     if run not in RUNS:
         raise BadArgument(f"unknown run {run!r}: expected one of {', '.join(RUNS)}")
-    plain_file, edge_file, script = RUNS[run]
     folder = Path(root or CALIBRATION_DIR) / gpu
-    paths = [folder / plain_file, folder / edge_file]
-    if not all(p.is_file() for p in paths):
-        raise BadArgument(f"no device run {run} under {folder} ({plain_file}, {edge_file}): "
-                          f"run {script} on the GPU first")
+    paths = _run_paths(folder, run)
+    if not paths:
+        raise BadArgument(f"no device run {run} under {folder} ({RUNS[run][0]}, "
+                          f"{RUNS[run][1]}): run {RUNS[run][2]} on the GPU first")
     plain, edge = (pd.read_csv(p) for p in paths)
     both = plain.merge(edge, on=["shape", "config"], suffixes=("_plain", "_edge"))
     ok = both["error_plain"].isna() & both["error_edge"].isna()
     return [{"config": str(r.config), "shape": tuple(int(x) for x in str(r.shape).split("x")),
              "plain_s": float(r.median_s_plain), "edge_s": float(r.median_s_edge)}
             for r in both[ok].itertuples()]
+
+
+def _run_paths(folder: Path, run: str) -> tuple[Path, Path] | None:
+    """The run's two sweep files in `folder`, or None where either is missing."""
+    paths = (folder / RUNS[run][0], folder / RUNS[run][1])
+    return paths if all(p.is_file() for p in paths) else None
 
 
 def _samples(pairs: list[dict], spec, regs: dict, edge: bool) -> list:
@@ -80,16 +84,18 @@ def _samples(pairs: list[dict], spec, regs: dict, edge: bool) -> list:
 
 
 def _log_stats(pred, meas) -> dict:
+    """validate.metrics' n and MAPE, with the mean and sd of the log error."""
+    from gemmmodel.model.validate import metrics
+
     err = np.log(np.asarray(pred) / np.asarray(meas))
-    rel = np.abs(np.asarray(pred) - np.asarray(meas)) / np.asarray(meas)
-    return {"n": int(len(err)), "mape": float(rel.mean()), "mean_log_error": float(err.mean()),
-            "sd_log_error": float(err.std())}
+    return {**{k: metrics(pred, meas)[k] for k in ("n", "mape")},
+            "mean_log_error": float(err.mean()), "sd_log_error": float(err.std())}
 
 
 def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None,
                      run: str = "P") -> dict:
-    """The model (stored fit) on run P's pairs (module docstring): {gpu, n_pairs, all
-    (MAPE and Kendall tau over every timing), groups[] (per buffering and build), ratios[]
+    """The model (stored fit) on a run's pairs (RUNS; module docstring): {gpu, run, source,
+    n_pairs, all (MAPE and Kendall tau over every timing), groups[] (per buffering and build), ratios[]
     (per buffering and shape: edge/plain measured against the model), register_double_by_w[]
     (the EDGE=1 double buffers by resident warps per scheduler w: mean log error and the
     mean share of the predicted time that is the pipes' overlap loss)}."""
@@ -97,7 +103,7 @@ def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None,
     from gemmmodel.model.calib import calibration_name, load_calib
     from gemmmodel.model.combine import components_arrays, evaluate_arrays
     from gemmmodel.model.samples import template_registers
-    from gemmmodel.model.validate import _components
+    from gemmmodel.model.validate import _components, metrics
     from gemmmodel.spec import load_spec
 
     spec = load_spec(gpu)
@@ -150,7 +156,7 @@ def edge_build_check(gpu: str = "h200", root: Path | None = None, calib=None,
             "source": f"calibration/{folder}/{RUNS[run][0]}, {RUNS[run][1]} (run {run})",
             "n_pairs": len(pairs),
             "all": {**_log_stats(all_pred, all_meas),
-                    "kendall_tau": float(stats.kendalltau(all_pred, all_meas).statistic)},
+                    "kendall_tau": metrics(all_pred, all_meas)["kendall_tau"]},
             "groups": groups, "ratios": ratios, "register_double_by_w": by_w}
 
 
@@ -170,8 +176,7 @@ def edge_build_checks(gpu: str = "h200", root: Path | None = None) -> dict:
     from gemmmodel.model.calib import calibration_name
 
     folder = Path(root or CALIBRATION_DIR) / calibration_name(gpu, root)
-    have = [r for r, (plain, edge, _) in RUNS.items()
-            if (folder / plain).is_file() and (folder / edge).is_file()]
+    have = [r for r in RUNS if _run_paths(folder, r)]
     if not have:
         raise BadArgument(f"no device run P or AY under {folder}: run tools/device/run_p.sh "
                           "or run_ay.sh on the GPU first")
