@@ -123,12 +123,17 @@ def test_cli_text_and_json(capsys):
     assert main(["validate", "--gpu", "h200", "--edge-builds"]) == 0
     out = capsys.readouterr().out
     assert "double (registers)" in out and "EDGE=1 over EDGE=0" in out
-    assert "run P:" in out and "run AY:" in out
+    assert "run P:" in out and "run AY:" in out and "run AZ:" in out
     assert main(["validate", "--gpu", "h200", "--edge-builds", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert [r["run"] for r in res["runs"]] == ["P", "AY"]
     assert res["runs"][0]["n_pairs"] == 744 and len(res["runs"][0]["groups"]) == 4
     assert len(res["runs"][0]["ratios"]) == 4 and len(res["runs"][1]["ratios"]) == 2
+    # run AZ: the edge shapes against their twins (gemmmodel.model.edge_shapes)
+    az = res["edge_shapes"]
+    assert az["run"] == "AZ" and [p["edge_shape"] for p in az["pairs"]] == \
+        ["2000x2000x1024", "1000x3000x2048"]
+    assert all(p["n"] == 372 and len(p["groups"]) == 2 for p in az["pairs"])
 
 
 def test_no_run_is_a_clear_error(tmp_path):
@@ -137,7 +142,7 @@ def test_no_run_is_a_clear_error(tmp_path):
         forced_edge_pairs("h200", tmp_path)
     with pytest.raises(GemmModelError, match="unknown run"):
         forced_edge_pairs("h200", run="Q")
-    with pytest.raises(GemmModelError, match="no device run P or AY"):
+    with pytest.raises(GemmModelError, match="no device run P, AY or AZ"):
         edge_build_checks("h200", tmp_path)
     assert main(["validate", "--gpu", "h100", "--edge-builds"]) != 0
 

@@ -59,13 +59,17 @@ def test_a_single_buffer_launch_ends_with_its_last_edge_block():
     _, without = _parts("64x64x8/4x8", EDGE_SHAPE, edge_tail_scale=0.0)
     assert comp.edge_issue_full > 1.2
     assert with_edge["edge_ratio"] > 1.1
+    # times the pile (thirty-third change): this build holds 6 blocks per SM, so the most
+    # edge blocks on one SM are about twice a typical edge block's (tests/test_model_edge_pile)
+    assert 1.5 < comp.edge_pile < 2.5
     assert with_edge["t_edge"] == pytest.approx(
-        0.40 * (with_edge["edge_ratio"] - 1.0) * with_edge["t_block"])
+        0.40 * (with_edge["edge_ratio"] - 1.0) * with_edge["t_block"] * comp.edge_pile)
     measured = 253.6e-6
     assert abs(np.log(with_edge["total"] / measured)) < abs(np.log(without["total"] / measured))
     # no block crosses M or N: nothing to wait for
     comp, plain = _parts("64x64x8/4x8", MULTIPLE)
     assert comp.edge_issue_full == 1.0 and plain["t_edge"] == 0.0 and plain["edge_ratio"] == 1.0
+    assert comp.edge_pile == 1.0
 
 
 def test_a_register_double_buffer_keeps_its_edge_critical_latency_instead():

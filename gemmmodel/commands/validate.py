@@ -1,7 +1,8 @@
 """`gemmmodel validate --gpu G [--write-fit] [--json]`: leave-one-kernel-out validation on the
 GPU's calibration data and the shipped measured tables (gemmmodel.model.validate).
-`--edge-builds`: the held-out check on device runs P and AY, bounds-checked builds at
-tile-multiple shapes, instead (gemmmodel.model.edge_builds)."""
+`--edge-builds`: the held-out checks on device runs P and AY (bounds-checked builds at
+tile-multiple shapes) and AZ (edge shapes against their tile-multiple twins), instead
+(gemmmodel.model.edge_builds, gemmmodel.model.edge_shapes)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ def add_parser(sub) -> None:
                    help="score the predicted tile choice against the template sweep "
                         "(gemmmodel.commands.selection; default GPU: the calibrated NVIDIA one)")
     p.add_argument("--edge-builds", action="store_true",
-                   help="score the stored fit on device runs P and AY: plain and "
-                        "bounds-checked (EDGE=1) builds at tile-multiple shapes, timings it "
-                        "was never fitted to (gemmmodel.model.edge_builds)")
+                   help="score the stored fit on device runs P and AY (plain and "
+                        "bounds-checked builds at tile-multiple shapes) and AZ (edge shapes "
+                        "against their tile-multiple twins), timings it was never fitted to "
+                        "(gemmmodel.model.edge_builds, edge_shapes)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -78,7 +80,28 @@ def render(res: dict) -> str:
 
 
 def render_edge_builds(res: dict) -> str:
-    return "\n".join(_render_edge_run(r) for r in res["runs"])
+    parts = [_render_edge_run(r) for r in res["runs"]]
+    if res.get("edge_shapes"):
+        parts.append(_render_edge_shapes(res["edge_shapes"]))
+    return "\n".join(parts)
+
+
+def _render_edge_shapes(res: dict) -> str:
+    lines = [f"validate {res['gpu']} --edge-builds, run {res['run']}: edge shapes against "
+             f"their tile-multiple twins, both as the bounds-checked build ({res['source']}; "
+             "never fitted to)"]
+    for p in res["pairs"]:
+        lines.append(f"  {p['edge_shape']} against {p['twin_shape']}: {p['n']} configs; at "
+                     f"the edge shape MAPE={_pct(p['mape'])}  Kendall "
+                     f"tau={_num(p['kendall_tau'])}")
+        lines.append("    edge cost = ln(t(edge shape) / t(twin)):")
+        lines.append(f"    {'buffering':<20} {'n':>4} {'measured':>9} {'model':>7} {'corr':>5} "
+                     f"{'rms diff':>9}")
+        for g in p["groups"]:
+            lines.append(f"    {g['buffering']:<20} {g['n']:>4} "
+                         f"{g['measured_edge_cost']:>+9.3f} {g['model_edge_cost']:>+7.3f} "
+                         f"{g['correlation']:>5.2f} {g['rms_difference']:>9.3f}")
+    return "\n".join(lines)
 
 
 def _render_edge_run(res: dict) -> str:

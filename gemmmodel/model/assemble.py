@@ -13,6 +13,7 @@ from gemmmodel.errors import BadArgument
 from gemmmodel.model import latency as lat
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.combine import MODES, Components
+from gemmmodel.model.edge_tail import edge_pile_term
 from gemmmodel.model.fetch import code_kib, fetch_term, stall_rate
 from gemmmodel.model.kernel import KernelDesc, describe
 from gemmmodel.model.lds import async_copy_cycles_per_iter, lds_passes_per_iter, pass_rate_per_clk
@@ -186,13 +187,19 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     share = (float(checked.inputs.get("s", 0.0))
              if mode == "double" and copies is None else 0.0)
     critical = share > 0 and edge_extra.value > 0
+    # the CU that holds the most edge blocks at once ends the launch (edge_tail.py)
+    pile = edge_pile_term(int(edge_extra.inputs.get("edge_blocks", 0)) if
+                          edge_extra.value > 0 else 0,
+                          int(edge_extra.inputs.get("blocks", 0)),
+                          min(int(wi.blocks_per_cu), int(wi.busiest_cu_blocks)),
+                          int(spec.compute_units))
     if critical and "tail_w" in tail:
         tail["tail_edge_critical"] = 1.0
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
              "waves": wi.term, "roofline_flops": roof, "lds_bytes": lds_b,
-             "lookahead_streams": ahead, "edge_block_extra": edge_extra}
+             "lookahead_streams": ahead, "edge_block_extra": edge_extra, "edge_pile": pile}
     if mix.spill_ops > 0:
         terms["spill_latency"] = spill_t
     if fetch is not None:
@@ -227,7 +234,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         # blocks are its last round's critical path instead: edge_critical)
         edge_issue_full=(float(checked.inputs.get("r", 1.0)) / checked.value
                          if edge_extra.value > 0 and mode == "single" else 1.0),
-        copy_share=copy_share,
+        copy_share=copy_share, edge_pile=pile.value,
         terms=terms)
 
 

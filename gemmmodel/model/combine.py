@@ -47,12 +47,14 @@
       pipes (fitted: docs/model.md section 10, ninth change; 0 iterations for every other
       loop). The copies' data-pipe time is not charged per instruction: their LDS write
       passes are in P_lds and the copies issue under the FMAs.
-    t_edge = edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) / rounds:
-      a single buffer's launch ends with its last edge block (the last block row or
+    t_edge = edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) / rounds
+      * pile: a single buffer's launch ends with its last edge block (the last block row or
       column), which takes the checked loads; rho_model = the launch's time with every
       block on the checked path over its time as it is (edge_tail.py; rounds on the busiest
       CU; edge_tail_scale fitted to the per-block timestamps of device runs U, AB, AD, AE
-      and AQ, not to the kernel timings). 0 for every other build.
+      and AQ, not to the kernel timings); pile = the most edge blocks one CU holds at once
+      over a typical edge block's CU's (edge_tail.edge_pile_term, thirty-third change:
+      the CU with the most ends last; nothing fitted). 0 for every other build.
     t_ramp, t_launch from spawn.py.
 Partial last round: where the busiest CU runs B blocks at b a time and r = B mod b > 0 (B >
 b), t_pipes, t_latency and t_async each add two evaluations: the full rounds with the share
@@ -90,7 +92,8 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
           "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
-          "edge_critical", "tail_edge_critical", "edge_issue_full", "copy_share")
+          "edge_critical", "tail_edge_critical", "edge_issue_full", "copy_share",
+          "edge_pile")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -136,6 +139,8 @@ class Components:
     copy_share: float = 0.0    # a cp.async double buffer: the share of its LDS pipe that is
     #                            the copies' shared-memory writes and L1 line cycles, which
     #                            run in series with the issue (thirty-first change, run AV/AW)
+    edge_pile: float = 1.0     # t_edge's multiple: the most edge blocks one CU holds at
+    #                            once over a typical edge block's CU's (edge_tail.py)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -152,7 +157,7 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     _rounds_total's, plus the launch's last edge block (edge_tail.py): where a single
     buffer has edge blocks (edge_issue_full f > 1), rho_model = the launch's time with its
     issue work and issued stalls times f over its time as it is (launch and ramp left out),
-    and t_edge = edge_tail_scale * (rho_model - 1) * t_block."""
+    and t_edge = edge_tail_scale * (rho_model - 1) * t_block * edge_pile."""
     th = {**DEFAULT_FIT, **theta}
     out = _rounds_total(a, th)
     f = np.atleast_1d(a.get("edge_issue_full", 1.0)) * np.ones_like(out["total"])
@@ -164,7 +169,8 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
         fixed = np.atleast_1d(a["launch_s"]) + np.atleast_1d(a["ramp_s"])
         full = _rounds_total(checked, th)["total"] - fixed
         ratio = np.where(f > 1.0, full / np.maximum(out["total"] - fixed, 1e-300), 1.0)
-    t_edge = th["edge_tail_scale"] * np.maximum(ratio - 1.0, 0.0) * out["t_block"]
+    pile = np.atleast_1d(a.get("edge_pile", 1.0)) * np.ones_like(out["total"])
+    t_edge = th["edge_tail_scale"] * np.maximum(ratio - 1.0, 0.0) * out["t_block"] * pile
     return {**out, "total": out["total"] + t_edge, "t_edge": t_edge, "edge_ratio": ratio}
 
 
@@ -405,12 +411,13 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
         single = comp.edge_issue_full > 1.0
         extra = (Term("t_edge_s", parts["t_edge"], "s",
                       "edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) "
-                      "/ rounds, rho_model = the time with every block on the checked path "
-                      "(issue x f) / as it is",
+                      "/ rounds * pile, rho_model = the time with every block on the checked "
+                      "path (issue x f) / as it is",
                       {"edge_tail_scale": th["edge_tail_scale"], "rho_model": parts["edge_ratio"],
                        "f": comp.edge_issue_full, "t_block_s": parts["t_block"],
-                       "rounds": comp.rounds},
-                      children=tuple(x for x in (t.get("edge_block_extra"),) if x),
+                       "rounds": comp.rounds, "pile": comp.edge_pile},
+                      children=tuple(x for x in (t.get("edge_block_extra"), t.get("edge_pile"))
+                                     if x),
                       note=("the launch's last block is an edge block: it ends this much after "
                             "its round's interior blocks (edge_tail.py; edge_tail_scale fitted "
                             "to device runs U, AB, AD, AE, AQ)" if single else

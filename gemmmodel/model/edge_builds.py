@@ -171,16 +171,20 @@ def _build(edge: bool) -> str:
 
 
 def edge_build_checks(gpu: str = "h200", root: Path | None = None) -> dict:
-    """{gpu, runs[]}: edge_build_check of every run in RUNS that the GPU's calibration folder
-    holds; BadArgument where it holds none."""
+    """{gpu, runs[], edge_shapes}: edge_build_check of every run in RUNS that the GPU's
+    calibration folder holds, and edge_shapes.edge_shape_check where it holds run AZ (else
+    None); BadArgument where it holds none of them."""
     from gemmmodel.model.calib import calibration_name
+    from gemmmodel.model.edge_shapes import edge_shape_check, has_run_az
 
     folder = Path(root or CALIBRATION_DIR) / calibration_name(gpu, root)
     have = [r for r in RUNS if _run_paths(folder, r)]
-    if not have:
-        raise BadArgument(f"no device run P or AY under {folder}: run tools/device/run_p.sh "
-                          "or run_ay.sh on the GPU first")
-    return {"gpu": gpu, "runs": [edge_build_check(gpu, root, run=r) for r in have]}
+    az = has_run_az(folder)
+    if not have and not az:
+        raise BadArgument(f"no device run P, AY or AZ under {folder}: run tools/device/"
+                          "run_p.sh, run_ay.sh or run_az.sh on the GPU first")
+    return {"gpu": gpu, "runs": [edge_build_check(gpu, root, run=r) for r in have],
+            "edge_shapes": edge_shape_check(gpu, root) if az else None}
 
 
 __all__ = ["EDGE_FILE", "PLAIN_FILE", "RUNS", "edge_build_check", "edge_build_checks",

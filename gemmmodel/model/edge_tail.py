@@ -6,13 +6,20 @@ run the checked loads. Device runs U, AB, AD, AE and AQ stamped every block
 interior blocks' of its round, 1.0-1.2 for single buffers and 1.2-1.5 for register-staged
 double buffers, and the launch ends with the last one. The model prices it as
 
-    t_edge = edge_tail_scale * (rho_model - 1) * t_block        (single buffers)
+    t_edge = edge_tail_scale * (rho_model - 1) * t_block * pile        (single buffers)
 
     rho_model  the model's own time of the launch with every block on the checked path (its
                issue work, and the stalls it issues, times r / checked_path_factor, r the
                checked path's instructions over the plain loop's, work.checked_path_term)
                over its time as it is (combine.evaluate_arrays)
     t_block    (t_pipes + t_latency + t_async) / rounds: one round's duration
+    pile       edge_pile_term (thirty-third change, session 62): the launch ends with the CU
+               that holds the most edge blocks at once. Run U's stamps at 3000x1000x1024:
+               the SMs that held k = 0, 1, 2, 3 edge blocks in the first round ended it at
+               164, 194, 200, 231 us (64x64x8/8x8/db), 126, 141, 153 us for k = 0-2
+               (64x64x16/8x4). A build with many blocks per SM (BK 8) piles more of them
+               on one SM than one with few. Nothing is fitted: pile = the expected most
+               edge blocks on one CU over the edge blocks a typical edge block's CU holds.
 
 A register-staged double buffer's edge blocks keep the twenty-fourth change (their loads
 wait every tile, so its last round's latency is theirs: Components.edge_critical), and take
@@ -27,11 +34,13 @@ calib.EDGE_TAIL_FIT.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 
 from gemmmodel import CALIBRATION_DIR
+from gemmmodel.model.terms import Term
 
 #: The stamped runs (device runs U, AB, AD, AE, AQ) under calibration/<gpu>/.
 STAMP_GLOB = "tail_stamps*.json"
@@ -87,4 +96,50 @@ def fit_edge_tail_scale(gpu: str = "h200", root: Path | None = None) -> dict:
     return {"scale": scale, "n": len(rows), "rms": rms, "rows": rows}
 
 
-__all__ = ["STAMP_GLOB", "fit_edge_tail_scale", "measured_edge_ratios", "model_edge_ratio"]
+def most_edge_blocks(slots: int, share: float, cus: int) -> float:
+    """E[max over `cus` CUs of Binomial(slots, share)]: the expected most edge blocks that
+    one CU holds at once, where each of its `slots` resident blocks is an edge block with
+    probability `share`, independently (edge_pile_term)."""
+    if slots < 1 or cus < 1 or share <= 0.0:
+        return 0.0
+    share = min(share, 1.0)
+    pmf = [math.comb(slots, k) * share ** k * (1.0 - share) ** (slots - k)
+           for k in range(slots + 1)]
+    cdf, expected = 0.0, 0.0
+    for k in range(slots):        # E[max] = sum over k >= 1 of P(max >= k)
+        cdf += pmf[k]
+        expected += 1.0 - min(cdf, 1.0) ** cus
+    return expected
+
+
+def edge_pile_term(edge_blocks: int, blocks: int, slots: int, cus: int) -> Term:
+    """How many times one edge block's extra the launch's end waits for (thirty-third
+    change, session 62; module docstring): the most edge blocks one CU holds at once over
+    the edge blocks that a typical edge block's CU holds (itself and the others of its
+    slots), at least 1; 1 without edge blocks.
+
+        pile = max(1, E[max_CU Binomial(c, p)] / (1 + (c - 1) p))
+        c = blocks resident per CU at once, p = edge blocks / blocks, over the CUs the
+        launch fills (min(CUs, blocks))
+
+    The edge blocks land on the CUs as if at random: the block scheduler deals the grid's
+    linear order out over the SMs in a strided order whose phase drifts by a few blocks
+    per round (run U's stamps), so the last block column and row spread unevenly."""
+    if edge_blocks <= 0 or blocks <= 0:
+        return Term("edge_pile", 1.0, "1", "1 (no edge block)")
+    c = max(1, int(slots))
+    p = edge_blocks / blocks
+    n_cu = max(1, min(int(cus), int(blocks)))
+    most = most_edge_blocks(c, p, n_cu)
+    typical = 1.0 + (c - 1) * p
+    return Term("edge_pile", max(1.0, most / typical), "1",
+                "max(1, E[max over CUs of Binomial(c, p)] / (1 + (c - 1) p))",
+                {"c": c, "p": p, "cus": n_cu, "most_edge_blocks": most,
+                 "typical_edge_blocks": typical},
+                note="the CU with the most edge blocks ends last; edge_tail_scale (fitted to "
+                     "the stamps' median edge block) stands for a typical one "
+                     "(device run U; held-out check: run AZ)")
+
+
+__all__ = ["STAMP_GLOB", "edge_pile_term", "fit_edge_tail_scale", "measured_edge_ratios",
+           "model_edge_ratio", "most_edge_blocks"]
