@@ -442,6 +442,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (90.26, 97.74, 90.81, 97.83), 0.0371,
      ["1000x3000x2500"],
      ["1536x1536x10240", "3584x2048x3072", "6656x1024x2048"]),
+    # 61 (e8066cf, the thirty-third change: the edge-block pile-up), the correction with
+    # round 60's sweep. The model's worst: 136x264x720x40 (batched, 79.4 %,
+    # 32x64x16/8x8/p4/db picked, best 32x64x16/8x4/p4, its rank 23) and 704x704x18432
+    # (81.7 %, 64x64x32/8x4/p4/db picked, best 32x64x32/8x4/p4/db). The neighbours pick the
+    # best at 704x704x18432 and are below 95 % at two bounds-checked shapes
+    ("heldout61", 60, "e8066cf", (79.40, 90.53, 81.73, 92.74), 0.0811,
+     (91.38, 95.24, 91.38, 97.23), 0.0476,
+     ["1500x4500x1800", "7000x500x3000"],
+     ["704x704x18432"]),
 ]
 
 
