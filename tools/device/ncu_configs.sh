@@ -61,3 +61,12 @@ copy_metrics() {
   echo "$m" > $OUT/ncu_$1_metrics.txt
   rm -f $OUT/ncu_$1_query.txt
 }
+
+# run_header TAG: the environment of a device run (unbuffered Python, the checkout on the
+# path, a cubin cache, GEMMMODEL_COMMIT), then its GPU line and commit into $OUT/gpu_<TAG>.txt.
+run_header() {
+  export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
+  export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
+  gpu_line $1
+  echo "commit $GEMMMODEL_COMMIT" >> $OUT/gpu_$1.txt
+}

@@ -11,11 +11,8 @@
 #    `+edge`): ncu_ay_1024x1024x8192.txt, ncu_ay_src_1024x1024x8192.txt.
 #   GEMMMODEL_COMMIT=<sha> bash tools/device/run_ay.sh
 set -u
-export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
-export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
 . tools/device/ncu_configs.sh
-gpu_line ay
-echo "commit $GEMMMODEL_COMMIT" >> $OUT/gpu_ay.txt
+run_header ay
 SIZE=1024x1024x8192
 python3 tools/device/acceptance.py precompile --out $OUT 2>&1 | tail -1
 timeout 230 python3 tools/device/acceptance.py sweep --shapes $SIZE \

@@ -10,11 +10,8 @@
 #   1000x3000x2048 (az_edge_b.csv) against 1024x3072x2048+edge (az_twin_b.csv)
 #   GEMMMODEL_COMMIT=<sha> bash tools/device/run_az.sh
 set -u
-export PYTHONUNBUFFERED=1 PYTHONPATH=. GEMMMODEL_CUBIN_CACHE=/tmp/cubins
-export GEMMMODEL_COMMIT="${GEMMMODEL_COMMIT:-unknown}"
 . tools/device/ncu_configs.sh
-gpu_line az
-echo "commit $GEMMMODEL_COMMIT" >> $OUT/gpu_az.txt
+run_header az
 python3 tools/device/acceptance.py precompile --out $OUT 2>&1 | tail -1
 sweep() {  # sweep SHAPE FILE [--force-edge]
   timeout 140 python3 tools/device/acceptance.py sweep --shapes $1 --sweep-file $2 \
