@@ -176,7 +176,7 @@ def test_selection_posthoc_scores_the_correction_round_by_round(h200_comparison)
 
     part = h200_comparison["neighbours"]
     assert part["rounds"] == list(HELDOUT_ROUNDS)          # the first round has no past
-    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 59
+    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 60
     # docs/selection.md (244 shapes, through round 41: 96.99 / 94.01 / 98.73; 238 shapes,
     # through round 40: 96.99 / 94.03 / 98.75; 232 shapes,
     # through round 39: 97.02 / 94.04 / 98.72; 208 shapes,
@@ -229,10 +229,12 @@ def test_selection_posthoc_scores_the_correction_round_by_round(h200_comparison)
     # session 55's model (the last edge block), through round 54: 96.80 / 93.85 / 98.50,
     # min 73.97 / 76.19; session 54's model (the L1 line term): 96.98 / 93.88 / 98.78, min
     # 76.19 / 76.19; session 47's, through round 51: 97.05 / 94.27 / 98.76, min 73.97 / 76.19
-    assert part["mean_top1_pct_of_best"] == pytest.approx(96.99, abs=0.05)
-    assert part["model_only"]["mean_top1_pct_of_best"] == pytest.approx(95.00, abs=0.05)
-    assert part["mean_top3_pct_of_best"] == pytest.approx(98.48, abs=0.05)
-    assert part["min_top1_pct_of_best"] == pytest.approx(73.97, abs=0.05)
+    # session 62's model (the edge-block pile-up) through round 61: 96.74 / 95.22 / 98.40,
+    # min 75.70 / 75.70 (through round 60: 96.76 / 95.30 / 98.42)
+    assert part["mean_top1_pct_of_best"] == pytest.approx(96.74, abs=0.05)
+    assert part["model_only"]["mean_top1_pct_of_best"] == pytest.approx(95.22, abs=0.05)
+    assert part["mean_top3_pct_of_best"] == pytest.approx(98.40, abs=0.05)
+    assert part["min_top1_pct_of_best"] == pytest.approx(75.70, abs=0.05)
     assert part["min_top3_pct_of_best"] == pytest.approx(75.70, abs=0.05)
 
 
@@ -271,7 +273,7 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     # 90.94 (64x64x32x30)
     assert part["model_only"]["min_top1_pct_of_best"] == pytest.approx(90.94, abs=0.05)
     every = part["all_shapes"]
-    assert every["n"] == 9 + 4 + 6 * 59 + 5
+    assert every["n"] == 9 + 4 + 6 * 60 + 5
     # 96.89 / 73.97 with round 49; 96.84 / 73.97 with round 48 and with round 47;
     # 96.82 / 73.97 with round 46;
     # 96.86 / 73.97 with round 45; 96.89 / 76.19 with session 47's model (the checked
@@ -287,8 +289,9 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     # with session 55's last edge block and rounds 53 and 54; 96.77 / 71.15 with session
     # 56's fetch rule and round 55; 96.82 / 71.15 with round 56; 96.81 / 71.15 with session
     # 58's A pitch factor and round 57; 96.81 / 71.15 with session 59's copies in series
-    # and round 58; 96.89 / 71.15 with session 60's exposure and round 59 (and round 60)
-    assert every["mean_top1_pct_of_best"] == pytest.approx(96.89, abs=0.05)
+    # and round 58; 96.89 / 71.15 with session 60's exposure and round 59 (and round 60);
+    # 96.65 / 71.15 with session 62's edge-block pile-up and round 61
+    assert every["mean_top1_pct_of_best"] == pytest.approx(96.65, abs=0.05)
     assert every["min_top1_pct_of_best"] == pytest.approx(71.15, abs=0.05)
     assert "each left out of its own correction" in render_posthoc(res)
 
