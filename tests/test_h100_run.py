@@ -113,14 +113,15 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # 8.08 %, 0.8436: 6.18 %, 0.8860), then the edge build's NVRTC registers and the last
     # edge block of a single buffer (session 55: 5.96 %, 0.8877), then no fetch floor from
     # three warps per scheduler (session 56: 5.83 %, 0.8918), then the cp.async copies in
-    # series (session 59: 6.03 %, 0.8896), then their exposure (session 60)
-    assert res["mape"] == pytest.approx(0.0589, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8915, abs=0.0005)
+    # series (session 59: 6.03 %, 0.8896), then their exposure (session 60: 5.89 %, 0.8915),
+    # then the edge-block pile-up (session 62)
+    assert res["mape"] == pytest.approx(0.0577, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8917, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0592, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8925, abs=0.0005)
+    assert moved["mape"] == pytest.approx(0.0582, abs=0.0005)     # 0.0592 before session 62
+    assert moved["kendall_tau"] == pytest.approx(0.8924, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
@@ -129,7 +130,8 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # the constant cp.async wait sat near its 0.1-clock floor on both from the line term
     # (session 54): 0.10 and 2.2 clocks (session 56) per block tile iteration, against ~1000
     # of a tile; with the copies' exposure (session 60) 10.4 and 9.3: what the exposure
-    # takes off the copies comes back in part as a wait per iteration
+    # takes off the copies comes back in part as a wait per iteration; with the edge-block
+    # pile-up (session 62) 11.7 and 10.0
     assert h100["async_wait_clk"] < 15 and h200["async_wait_clk"] < 15
 
 
