@@ -67,8 +67,9 @@ def _run_paths(folder: Path, run: str) -> tuple[Path, Path] | None:
     return paths if all(p.is_file() for p in paths) else None
 
 
-def _samples(pairs: list[dict], spec, regs: dict, edge: bool) -> list:
-    """Model samples of one build of every pair (measured time: that build's)."""
+def _samples(pairs: list[dict], spec, regs: dict, edge: bool | None) -> list:
+    """Model samples of one build of every pair (measured time: that build's). edge None:
+    the build that runs at the pair's shape (its plain_s)."""
     from gemmmodel.compile.table import template_facts
     from gemmmodel.model.samples import Sample
     from gemmmodel.template import parse_name
@@ -76,7 +77,9 @@ def _samples(pairs: list[dict], spec, regs: dict, edge: bool) -> list:
     out = []
     for p in pairs:
         cfg = parse_name(p["config"])
-        params = {**cfg.params(int(spec.wave_size)), "bounds_checked": edge}
+        params = cfg.params(int(spec.wave_size))
+        if edge is not None:
+            params = {**params, "bounds_checked": edge}
         facts = template_facts(cfg, spec, regs.get(cfg.name), p["shape"], edge=edge)
         out.append(Sample(cfg.name, "template", params, facts, p["shape"],
                           p["edge_s" if edge else "plain_s"]))

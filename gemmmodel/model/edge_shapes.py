@@ -52,25 +52,17 @@ def _sweep(path: Path) -> tuple[tuple, dict]:
 
 def _predict(configs, shape, spec, regs, calib, forced: bool) -> np.ndarray:
     """The model's time of each config at `shape`: the build that runs there, or (forced) the
-    bounds-checked build at a tile-multiple shape (edge_builds)."""
-    from gemmmodel.compile.table import template_facts
+    bounds-checked build at a tile-multiple shape (edge_builds._samples)."""
     from gemmmodel.model.combine import components_arrays, evaluate_arrays
-    from gemmmodel.model.samples import Sample
+    from gemmmodel.model.edge_builds import _samples
     from gemmmodel.model.validate import _components
-    from gemmmodel.template import parse_name
 
-    samples = []
-    for name in configs:
-        cfg = parse_name(name)
-        params = cfg.params(int(spec.wave_size))
-        if forced:
-            params = {**params, "bounds_checked": True}
-        facts = template_facts(cfg, spec, regs.get(cfg.name), shape,
-                               edge=True if forced else None)
-        samples.append(Sample(cfg.name, "template", params, facts, shape, 1.0))
-    comps, kept = _components(samples, spec, calib)
-    if len(kept) != len(samples):
-        raise BadArgument(f"the model rejected {len(samples) - len(kept)} configs at "
+    pairs = [{"config": name, "shape": shape, "plain_s": 1.0, "edge_s": 1.0}
+             for name in configs]
+    comps, kept = _components(_samples(pairs, spec, regs, True if forced else None), spec,
+                              calib)
+    if len(kept) != len(pairs):
+        raise BadArgument(f"the model rejected {len(pairs) - len(kept)} configs at "
                           f"{'x'.join(map(str, shape))}")
     return evaluate_arrays(components_arrays(comps), calib.theta())["total"]
 
