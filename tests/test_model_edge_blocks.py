@@ -41,7 +41,7 @@ def _comp(**kw):
 
 
 def test_edge_time_is_the_last_rounds_share():
-    assert DEFAULT_FIT["edge_tail_scale"] == 0.40
+    assert DEFAULT_FIT["edge_tail_scale"] == 0.42
     # a single buffer whose every block on the checked path would issue 1.4x the work: the
     # fully checked launch takes 1.4 s for the 1-s issue pipe, rho_model = 1.4
     comp = _comp(edge_extra=0.4, rounds=2.0, edge_issue_full=1.4)
@@ -50,10 +50,10 @@ def test_edge_time_is_the_last_rounds_share():
     # one round of the two (0.5 s) runs 0.4 longer for its edge block
     assert on["t_block"] == pytest.approx(0.5) and on["t_edge"] == pytest.approx(0.2)
     assert on["total"] == pytest.approx(1.2)
-    assert evaluate(comp, {})["total"] == pytest.approx(1.0 + 0.40 * 0.4 * 0.5)
+    assert evaluate(comp, {})["total"] == pytest.approx(1.0 + 0.42 * 0.4 * 0.5)
     assert evaluate(_comp(edge_extra=0.4, edge_issue_full=1.4),
                     {"edge_tail_scale": 0.5})["total"] == pytest.approx(1.2)
-    # no edge block (or a register double buffer: edge_issue_full 1): nothing added
+    # no edge block (or no checked path: edge_issue_full 1): nothing added
     assert evaluate(_comp(edge_extra=0.4, rounds=2.0), {"edge_tail_scale": 1.0})["total"] == \
         pytest.approx(1.0)
 

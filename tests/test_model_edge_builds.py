@@ -73,20 +73,22 @@ def test_plain_builds_and_single_buffers_are_predicted_out_of_sample(check):
     assert check["all"]["kendall_tau"] > 0.83
 
 
-def test_register_staged_double_buffers_are_the_known_limit(check):
-    # docs/model.md "Session 61": the model puts the EDGE=1 (register-staged) double buffers
-    # +0.114 log too slow, and most where its pipes' overlap loss is largest (w = 2). Move
-    # these pins when a change fixes it.
+def test_register_staged_double_buffers_lose_no_overlap_at_tile_multiples(check):
+    # docs/model.md "Session 63" (thirty-fourth change): with the full overlap loss q the
+    # model put the EDGE=1 (register-staged) double buffers +0.110 log too slow, most at
+    # w = 2; with q x checked_share (0 here: no block takes the checked loads) -0.028
     groups = {(g["buffering"], g["build"]): g for g in check["groups"]}
-    assert 0.08 < groups[("double (registers)", "EDGE=1")]["mean_log_error"] < 0.15
+    reg = groups[("double (registers)", "EDGE=1")]
+    assert abs(reg["mean_log_error"]) < 0.05 and reg["mape"] < 0.08
     by_w = {r["w"]: r for r in check["register_double_by_w"]}
-    assert by_w[2]["mean_log_error"] > by_w[4]["mean_log_error"] > 0.05
-    assert by_w[2]["overlap_loss_share"] > 2 * by_w[4]["overlap_loss_share"]
-    assert all(r["mean_log_error"] < 0.07 for w, r in by_w.items() if w >= 5)
-    # measured EDGE=1 faster than EDGE=0 there; the model has them about equal
+    assert all(r["overlap_loss_share"] == 0.0 for r in by_w.values())
+    assert all(abs(r["mean_log_error"]) < 0.07 for w, r in by_w.items() if r["n"] >= 10)
+    # measured EDGE=1 faster than EDGE=0 (cp.async) by 0.165 / 0.108 log; the model now
+    # has it faster by 0.173 / 0.140 (before: -0.040 / +0.003)
     for r in check["ratios"]:
         if r["buffering"] == "double":
-            assert r["measured_log_ratio"] < -0.08 and r["model_log_ratio"] > -0.05, r
+            assert r["measured_log_ratio"] < -0.08 and r["model_log_ratio"] < -0.08, r
+            assert abs(r["model_log_ratio"] - r["measured_log_ratio"]) < 0.05, r
 
 
 @pytest.fixture(scope="module")
@@ -107,16 +109,20 @@ def test_run_ay_retimes_run_l_and_is_one_block_per_sm():
     assert len(forced_edge_pairs("h200", run="AY")) == 372
 
 
-def test_run_ay_register_staged_builds_are_further_off(check_ay):
+def test_run_ay_register_staged_builds_off_only_at_one_warp(check_ay):
     # 1024x1024x8192: 128 blocks of 128x64, one per SM. The cp.async builds are predicted
-    # (mean log -0.002), the register-staged EDGE=1 ones +0.222 too slow (most at one and
-    # two warps per scheduler), measured 14 % faster than the cp.async builds
+    # (mean log +0.003). The register-staged EDGE=1 ones, +0.222 too slow before the
+    # thirty-fourth change, are +0.038: -0.053 at w = 2 and still +0.288 at w = 1 (the
+    # fetch floor at one warp per scheduler, docs/model.md "Session 61"). Measured 14 %
+    # faster than the cp.async builds; the model has them 11 % faster
     groups = {(g["buffering"], g["build"]): g for g in check_ay["groups"]}
     assert abs(groups[("double (cp.async)", "EDGE=0")]["mean_log_error"]) < 0.03
-    assert groups[("double (registers)", "EDGE=1")]["mean_log_error"] > 0.15
+    assert abs(groups[("double (registers)", "EDGE=1")]["mean_log_error"]) < 0.07
     assert abs(groups[("single", "EDGE=0")]["mean_log_error"]) < 0.05
+    by_w = {r["w"]: r for r in check_ay["register_double_by_w"]}
+    assert by_w[1]["mean_log_error"] > 0.2 and abs(by_w[2]["mean_log_error"]) < 0.08
     (ratio,) = [r for r in check_ay["ratios"] if r["buffering"] == "double"]
-    assert ratio["measured_log_ratio"] < -0.1 < 0 < ratio["model_log_ratio"]
+    assert ratio["measured_log_ratio"] < -0.1 and ratio["model_log_ratio"] < -0.08
 
 
 def test_cli_text_and_json(capsys):

@@ -182,19 +182,16 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
                        str(calib.source) if calib is not None else "")
     if fetch is not None and "tail_w" in tail:
         tail["tail_fetch_rate"] = stall_rate(icache, kib, tail["tail_w"])
-    # a register double buffer's edge blocks wait their loads every tile: the launch's
-    # last round lasts as long as they do (run AB; the partial last round where there is one)
+    # a register-staged double buffer's tiles that take the checked loads wait for them
+    # before the compute (its latency and overlap loss, combine.py)
     share = (float(checked.inputs.get("s", 0.0))
              if mode == "double" and copies is None else 0.0)
-    critical = share > 0 and edge_extra.value > 0
     # the CU that holds the most edge blocks at once ends the launch (edge_tail.py)
     pile = edge_pile_term(int(edge_extra.inputs.get("edge_blocks", 0)) if
                           edge_extra.value > 0 else 0,
                           int(edge_extra.inputs.get("blocks", 0)),
                           min(int(wi.blocks_per_cu), int(wi.busiest_cu_blocks)),
-                          int(spec.compute_units))
-    if critical and "tail_w" in tail:
-        tail["tail_edge_critical"] = 1.0
+                          int(spec.compute_units), launch_blocks=int(wi.blocks))
     terms = {"t_issue_s": t_issue, "t_lds_s": t_lds, "t_l2_s": t_l2, "t_dram_s": t_dram,
              "t_spawn_s": t_spawn, "t_ramp_s": t_ramp, "t_launch_s": t_launch,
              "global_latency_s": g_lat, "lds_latency_s": lds_lat_t, "work": work_t,
@@ -225,15 +222,13 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         ramp_s=t_ramp.value, launch_s=t_launch.value,
         async_iters=float(busiest) * iters if copies is not None else 0.0,
         checked_share=share,
-        edge_critical=(1.0 / max(float(wi.rounds), 1.0)
-                       if critical and "tail_w" not in tail else 0.0),
         fetch_rate=fetch.value if fetch is not None else 1.0,
         clock_hz=clock, mem_instr_s=n_mem_instr / clock,
         edge_extra=edge_extra.value, rounds=float(wi.rounds), **tail,
-        # a single buffer's last edge block (edge_tail.py; a register double buffer's edge
-        # blocks are its last round's critical path instead: edge_critical)
+        # the launch's last edge block (edge_tail.py): a single buffer or a register-staged
+        # double buffer (a cp.async build has no checked path)
         edge_issue_full=(float(checked.inputs.get("r", 1.0)) / checked.value
-                         if edge_extra.value > 0 and mode == "single" else 1.0),
+                         if edge_extra.value > 0 and copies is None else 1.0),
         copy_share=copy_share, edge_pile=pile.value,
         terms=terms)
 

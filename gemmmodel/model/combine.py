@@ -28,9 +28,11 @@
       q_L = (L / (C_alone + L)) ** s_L,   s_L = b + (w - b) / overlap_loss (the waves of one
       block wait for their tiles together)
       C_cu = t_pipes / n_unit_iters; fill = one global latency per block / u (prologue)
-      e = (1 - c) e(s) + c e(s = 1): the launch's last round lasts as long as its edge
-      blocks where they wait every tile (a register-staged double buffer with edge blocks:
-      c = 1 / rounds, or 1 in a partial last round; Components edge_critical; 0 otherwise)
+    A register-staged double buffer (thirty-fourth change, session 63): q x s, s =
+      checked_share. Its prefetch keeps the next tile's loads in flight under the compute, so
+      its pipes lose overlap only on the tiles that take the checked loads (they wait before
+      the compute). Runs P and AY time its EDGE=1 build at tile multiples (s = 0): the full
+      q put it +0.110 and +0.221 log too slow there, q x s -0.028 and +0.037.
     A cp.async double buffer (copy_share c > 0; thirty-first change, device runs AV and
       AW): t_cu = P_top / (1 - q) + t_copies, with P = {issue, (1 - c) * lds}: its copies'
       shared-memory writes and L1 line cycles (the share c of its LDS pipe, assemble.py) run
@@ -47,14 +49,16 @@
       pipes (fitted: docs/model.md section 10, ninth change; 0 iterations for every other
       loop). The copies' data-pipe time is not charged per instruction: their LDS write
       passes are in P_lds and the copies issue under the FMAs.
-    t_edge = edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) / rounds
-      * pile: a single buffer's launch ends with its last edge block (the last block row or
-      column), which takes the checked loads; rho_model = the launch's time with every
-      block on the checked path over its time as it is (edge_tail.py; rounds on the busiest
-      CU; edge_tail_scale fitted to the per-block timestamps of device runs U, AB, AD, AE
-      and AQ, not to the kernel timings); pile = the most edge blocks one CU holds at once
-      over a typical edge block's CU's (edge_tail.edge_pile_term, thirty-third change:
-      the CU with the most ends last; nothing fitted). 0 for every other build.
+    t_edge = scale * (rho_model - 1) * (t_pipes + t_latency + t_async) / rounds * pile:
+      the launch ends with its last edge block (the last block row or column), which takes
+      the checked loads; rho_model = the launch's time with every block on the checked path
+      (a register-staged double buffer: s = 1 as well) over its time as it is (edge_tail.py;
+      rounds on the busiest CU); scale = edge_tail_scale for a single buffer and
+      edge_tail_scale_db for a register-staged double buffer (thirty-fourth change), each
+      fitted to the per-block timestamps of device runs U, AB, AD, AE and AQ, not to the
+      kernel timings; pile = the most edge blocks one CU holds at once over a typical edge
+      block's CU's (edge_tail.edge_pile_term, thirty-third change: the CU with the most ends
+      last; nothing fitted). 0 for a cp.async double buffer (it has no checked path).
     t_ramp, t_launch from spawn.py.
 Partial last round: where the busiest CU runs B blocks at b a time and r = B mod b > 0 (B >
 b), t_pipes, t_latency and t_async each add two evaluations: the full rounds with the share
@@ -92,7 +96,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
           "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
-          "edge_critical", "tail_edge_critical", "edge_issue_full", "copy_share",
+          "edge_issue_full", "copy_share",
           "edge_pile")
 MODES = {"single": 0, "double": 1, "none": 2}
 
@@ -131,11 +135,8 @@ class Components:
     #                             that take the checked loads (they wait before the compute)
     fetch_rate: float = 1.0    # eta_fetch: the issue rate the code size allows (fetch.py)
     tail_fetch_rate: float = 1.0  # the same at the partial last round's waves per SIMD
-    edge_critical: float = 0.0  # share of the full rounds' iterations that wait as an edge
-    #                             block of a register double buffer (its last round, 1/rounds)
-    tail_edge_critical: float = 0.0  # the same for the partial last round (1 or 0)
-    edge_issue_full: float = 1.0  # a single buffer with edge blocks: its issue work with
-    #                               every block on the checked path / as it is (r / factor)
+    edge_issue_full: float = 1.0  # a build with edge blocks and a checked path: its issue
+    #                               work with every block on it / as it is (r / factor)
     copy_share: float = 0.0    # a cp.async double buffer: the share of its LDS pipe that is
     #                            the copies' shared-memory writes and L1 line cycles, which
     #                            run in series with the issue (thirty-first change, run AV/AW)
@@ -154,10 +155,12 @@ SCALED = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "n_unit_iters", "asyn
 
 def evaluate_arrays(a: dict, theta: dict) -> dict:
     """Vectorised combination over arrays of component fields; returns every part (s):
-    _rounds_total's, plus the launch's last edge block (edge_tail.py): where a single
-    buffer has edge blocks (edge_issue_full f > 1), rho_model = the launch's time with its
-    issue work and issued stalls times f over its time as it is (launch and ramp left out),
-    and t_edge = edge_tail_scale * (rho_model - 1) * t_block * edge_pile."""
+    _rounds_total's, plus the launch's last edge block (edge_tail.py): where a build with a
+    checked path has edge blocks (edge_issue_full f > 1), rho_model = the launch's time with
+    its issue work and issued stalls times f (a register-staged double buffer: and every
+    tile checked, checked_share 1) over its time as it is (launch and ramp left out), and
+    t_edge = scale * (rho_model - 1) * t_block * edge_pile, scale = edge_tail_scale, or
+    edge_tail_scale_db for a register-staged double buffer."""
     th = {**DEFAULT_FIT, **theta}
     out = _rounds_total(a, th)
     f = np.atleast_1d(a.get("edge_issue_full", 1.0)) * np.ones_like(out["total"])
@@ -166,12 +169,23 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
         checked = dict(a)
         checked["issue_s"] = np.atleast_1d(a["issue_s"]) * f
         checked["mem_instr_s"] = np.atleast_1d(a["mem_instr_s"]) * f
+        # a register-staged double buffer's blocks on the checked path wait every tile
+        checked["checked_share"] = np.where(_register_double(a, ratio), 1.0,
+                                            np.atleast_1d(a.get("checked_share", 0.0)))
         fixed = np.atleast_1d(a["launch_s"]) + np.atleast_1d(a["ramp_s"])
         full = _rounds_total(checked, th)["total"] - fixed
         ratio = np.where(f > 1.0, full / np.maximum(out["total"] - fixed, 1e-300), 1.0)
     pile = np.atleast_1d(a.get("edge_pile", 1.0)) * np.ones_like(out["total"])
-    t_edge = th["edge_tail_scale"] * np.maximum(ratio - 1.0, 0.0) * out["t_block"] * pile
+    scale = np.where(_register_double(a, ratio), th["edge_tail_scale_db"],
+                     th["edge_tail_scale"])
+    t_edge = scale * np.maximum(ratio - 1.0, 0.0) * out["t_block"] * pile
     return {**out, "total": out["total"] + t_edge, "t_edge": t_edge, "edge_ratio": ratio}
+
+
+def _register_double(a: dict, like) -> np.ndarray:
+    """True where the build is a register-staged double buffer (no cp.async copies)."""
+    return ((np.atleast_1d(a["mode_code"]) == MODES["double"])
+            & (np.atleast_1d(a.get("copy_share", 0.0)) * np.ones_like(like) <= 0))
 
 
 def _rounds_total(a: dict, th: dict) -> dict:
@@ -195,7 +209,6 @@ def _rounds_total(a: dict, th: dict) -> dict:
     tail["units"] = np.atleast_1d(a.get("tail_units", 1.0)) * one
     tail["alone_factor"] = np.atleast_1d(a.get("tail_alone", 1.0)) * one
     tail["fetch_rate"] = np.atleast_1d(a.get("tail_fetch_rate", 1.0)) * one
-    tail["edge_critical"] = np.atleast_1d(a.get("tail_edge_critical", 0.0)) * one
     tail["fill_blocks"] = np.where((s > 0) & (np.atleast_1d(a["fill_blocks"]) > 0), 1.0, 0.0)
     pm, pt = _rounds_part(main, th), _rounds_part(tail, th)
     t_pipes = pm["t_pipes"] + pt["t_pipes"]
@@ -261,6 +274,9 @@ def _rounds_part(a: dict, th: dict) -> dict:
     streams = independent_streams(w, np.atleast_1d(a["units"]), th["overlap_loss"],
                                   np.atleast_1d(a["lookahead"]))
     q = np.minimum(Q_MAX, (1.0 - f_top) ** streams)
+    # a register-staged double buffer loses overlap only on its tiles that take the checked
+    # loads (thirty-fourth change; runs P, AY: +0.110 / +0.221 log too slow with the full q)
+    q = np.where(_register_double(a, share), np.atleast_1d(a.get("checked_share", 0.0)) * q, q)
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(np.maximum(shared, top + loss + copies), np.atleast_1d(pipes["lds"]))
@@ -289,10 +305,6 @@ def _rounds_part(a: dict, th: dict) -> dict:
                                       c_cu * q_lat / (1.0 - q_lat))
 
     lat, q_lat, exposed = exposed_at(chk)
-    # the last round lasts as long as its edge blocks, which wait every tile (s = 1)
-    crit = np.atleast_1d(a.get("edge_critical", 0.0)) * np.ones_like(exposed)
-    if np.any(crit > 0):
-        exposed = (1.0 - crit) * exposed + crit * exposed_at(np.ones_like(exposed))[2]
     fill = lat_scale * lat_g * np.atleast_1d(a["fill_blocks"])
     t_lat = n * exposed + fill
     t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
@@ -408,21 +420,22 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                       note="cp.async double buffer: wait for the copies and barrier per block "
                            "tile iteration (fitted)"),) + extra
     if comp.edge_extra > 0:
-        single = comp.edge_issue_full > 1.0
+        checked = comp.edge_issue_full > 1.0
+        double = comp.mode_code == MODES["double"]
+        name = "edge_tail_scale_db" if double else "edge_tail_scale"
         extra = (Term("t_edge_s", parts["t_edge"], "s",
-                      "edge_tail_scale * (rho_model - 1) * (t_pipes + t_latency + t_async) "
+                      f"{name} * (rho_model - 1) * (t_pipes + t_latency + t_async) "
                       "/ rounds * pile, rho_model = the time with every block on the checked "
-                      "path (issue x f) / as it is",
-                      {"edge_tail_scale": th["edge_tail_scale"], "rho_model": parts["edge_ratio"],
+                      "path (issue x f" + (", checked_share 1" if double else "") + ") / as it is",
+                      {name: th[name], "rho_model": parts["edge_ratio"],
                        "f": comp.edge_issue_full, "t_block_s": parts["t_block"],
                        "rounds": comp.rounds, "pile": comp.edge_pile},
                       children=tuple(x for x in (t.get("edge_block_extra"), t.get("edge_pile"))
                                      if x),
-                      note=("the launch's last block is an edge block: it ends this much after "
-                            "its round's interior blocks (edge_tail.py; edge_tail_scale fitted "
-                            "to device runs U, AB, AD, AE, AQ)" if single else
-                            "0 for a register double buffer: its edge blocks wait their loads "
-                            "every tile and set its last round's latency (edge_critical)")),
+                      note=(f"the launch's last block is an edge block: it ends this much after "
+                            f"its round's interior blocks (edge_tail.py; {name} fitted "
+                            "to device runs U, AB, AD, AE, AQ)" if checked else
+                            "0: this build has no checked path")),
                  ) + extra
     if comp.tail_share > 0:
         extra = (Term("t_last_round_s", parts["t_tail"], "s",

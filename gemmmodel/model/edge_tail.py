@@ -6,7 +6,10 @@ run the checked loads. Device runs U, AB, AD, AE and AQ stamped every block
 interior blocks' of its round, 1.0-1.2 for single buffers and 1.2-1.5 for register-staged
 double buffers, and the launch ends with the last one. The model prices it as
 
-    t_edge = edge_tail_scale * (rho_model - 1) * t_block * pile        (single buffers)
+    t_edge = scale * (rho_model - 1) * t_block * pile
+
+    scale      edge_tail_scale for a single buffer, edge_tail_scale_db for a register-staged
+               double buffer (below)
 
     rho_model  the model's own time of the launch with every block on the checked path (its
                issue work, and the stalls it issues, times r / checked_path_factor, r the
@@ -21,14 +24,20 @@ double buffers, and the launch ends with the last one. The model prices it as
                on one SM than one with few. Nothing is fitted: pile = the expected most
                edge blocks on one CU over the edge blocks a typical edge block's CU holds.
 
-A register-staged double buffer's edge blocks keep the twenty-fourth change (their loads
-wait every tile, so its last round's latency is theirs: Components.edge_critical), and take
-no t_edge. edge_tail_scale is fitted here, not by fit.py: least squares through the origin
-of the measured rho - 1 on the model's rho_model - 1 over the stamped single-buffer launches
-(`fit_edge_tail_scale`): the edge block's extra instructions share its SM's issue with
-the interior blocks, which leave slots idle at their barriers and loads, so it runs well
-below the fully checked launch's rate. Its value and its training data are stored in
-calib.EDGE_TAIL_FIT.
+A register-staged double buffer's edge blocks (thirty-fourth change, session 63) take the
+same term with their own scale, edge_tail_scale_db: rho_model puts every block on the
+checked path with every tile checked (checked_share 1: they wait for their loads before the
+compute), and edge_tail_scale_db is fitted to its stamped launches. Before, they set the
+last round's latency instead (Components.edge_critical, twenty-fourth change), which put
+their edge cost at 2000x2000x1024 and 1000x3000x2048 at +0.033 and +0.051 log against the
++0.133 and +0.163 measured (run AZ). A cp.async double buffer has no checked path.
+
+Both scales are fitted here, not by fit.py: least squares through the origin of the
+measured rho - 1 on the model's rho_model - 1 over the stamped launches of that buffering
+(`fit_edge_tail_scale`): the edge block's extra instructions share its SM's issue with the
+interior blocks, which leave slots idle at their barriers and loads, so it runs well below
+the fully checked launch's rate. Their values and training data are in calib.DEFAULT_FIT's
+notes.
 """
 
 from __future__ import annotations
@@ -79,16 +88,17 @@ def model_edge_ratio(config: str, size: str, spec, calib) -> float:
     return float(evaluate(comp, calib.fit or {})["edge_ratio"])
 
 
-def fit_edge_tail_scale(gpu: str = "h200", root: Path | None = None) -> dict:
-    """edge_tail_scale by least squares through the origin of measured rho - 1 on
-    rho_model - 1 over the stamped single-buffer launches (module docstring):
-    {scale, n, rms, rows}."""
+def fit_edge_tail_scale(gpu: str = "h200", root: Path | None = None,
+                        double: bool = False) -> dict:
+    """edge_tail_scale (double: edge_tail_scale_db) by least squares through the origin of
+    measured rho - 1 on rho_model - 1 over the stamped single-buffer (double: register-
+    staged double-buffer) launches (module docstring): {scale, n, rms, rows}."""
     from gemmmodel.model import load_calib
     from gemmmodel.spec import load_spec
 
     spec, calib = load_spec(gpu), load_calib(gpu)
     rows = [{**r, "rho_model": model_edge_ratio(r["config"], r["size"], spec, calib)}
-            for r in measured_edge_ratios(gpu, root) if "/db" not in r["config"]]
+            for r in measured_edge_ratios(gpu, root) if ("/db" in r["config"]) == double]
     x = np.array([r["rho_model"] - 1.0 for r in rows])
     y = np.array([r["rho"] - 1.0 for r in rows])
     scale = float(x @ y / (x @ x)) if len(rows) and x @ x > 0 else 0.0
@@ -112,7 +122,8 @@ def most_edge_blocks(slots: int, share: float, cus: int) -> float:
     return expected
 
 
-def edge_pile_term(edge_blocks: int, blocks: int, slots: int, cus: int) -> Term:
+def edge_pile_term(edge_blocks: int, blocks: int, slots: int, cus: int,
+                   launch_blocks: int | None = None) -> Term:
     """How many times one edge block's extra the launch's end waits for (thirty-third
     change, session 62; module docstring): the most edge blocks one CU holds at once over
     the edge blocks that a typical edge block's CU holds (itself and the others of its
@@ -120,7 +131,9 @@ def edge_pile_term(edge_blocks: int, blocks: int, slots: int, cus: int) -> Term:
 
         pile = max(1, E[max_CU Binomial(c, p)] / (1 + (c - 1) p))
         c = blocks resident per CU at once, p = edge blocks / blocks, over the CUs the
-        launch fills (min(CUs, blocks))
+        launch fills (min(CUs, launch_blocks)); `blocks` and `edge_blocks` may count one
+        batch slice (p is the same per slice), `launch_blocks` counts the whole launch
+        (default: `blocks`)
 
     The edge blocks land on the CUs as if at random: the block scheduler deals the grid's
     linear order out over the SMs in a strided order whose phase drifts by a few blocks
@@ -129,7 +142,8 @@ def edge_pile_term(edge_blocks: int, blocks: int, slots: int, cus: int) -> Term:
         return Term("edge_pile", 1.0, "1", "1 (no edge block)")
     c = max(1, int(slots))
     p = edge_blocks / blocks
-    n_cu = max(1, min(int(cus), int(blocks)))
+    filled = int(blocks if launch_blocks is None else launch_blocks)
+    n_cu = max(1, min(int(cus), filled))
     most = most_edge_blocks(c, p, n_cu)
     typical = 1.0 + (c - 1) * p
     return Term("edge_pile", max(1.0, most / typical), "1",
