@@ -451,6 +451,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (91.38, 95.24, 91.38, 97.23), 0.0476,
      ["1500x4500x1800", "7000x500x3000"],
      ["704x704x18432"]),
+    # 62 (654e0c8, the thirty-fourth change: register-staged double buffers), the correction
+    # with round 61's sweep. The model's worst: 256x192x448x48 (batched, tile multiples,
+    # 86.7 %, 32x64x32/8x4/p4/db picked, best 64x64x16/4x8/db, its rank 44) and
+    # 2200x1800x2600 (89.1 %, 64x128x16/8x8/db picked, best 64x64x16/8x4/p4/db). The
+    # neighbours pick the best at 1152x1152x13824 and are below 95 % at both batched shapes
+    ("heldout62", 61, "654e0c8", (86.69, 94.17, 86.69, 95.00), 0.0736,
+     (86.41, 95.69, 88.87, 97.10), 0.0482,
+     ["160x344x600x36", "256x192x448x48"],
+     ["1152x1152x13824"]),
 ]
 
 
