@@ -118,15 +118,15 @@ def test_the_model_now_orders_the_db_pair_as_measured():
     assert sweep["32x32x8/8x4/db"] > 1.1 * sweep["32x32x8/8x4"]
     # since session 55 the single buffer also waits for its last edge block (272 is no
     # multiple of 32: t_edge, edge_tail.py), and since session 62 for the SM with the most
-    # of them (pile 1.86): its time moved from 0.20 to 0.10 log below the measured one. The
-    # register-staged double buffer stays 0.27 log too fast (its edge blocks' cost, run AZ:
-    # the known limit of docs/model.md "Session 62"), so the model now puts the pair in the
-    # wrong order, by 3.5 %. Move these pins when that limit is fixed.
+    # of them (pile 1.86): its time moved from 0.20 to 0.08 log below the measured one. The
+    # register-staged double buffer was 0.27 log too fast until its edge blocks took their
+    # own t_edge (thirty-fourth change, session 63): 0.15 now, and the model orders the pair
+    # as measured again (the double buffer 7 % slower; measured 15 %).
     single = np.log(times["32x32x8/8x4"] / sweep["32x32x8/8x4"])
     double = np.log(times["32x32x8/8x4/db"] / sweep["32x32x8/8x4/db"])
-    assert -0.13 < single < -0.07
-    assert double < -0.22
-    assert times["32x32x8/8x4/db"] < times["32x32x8/8x4"]
+    assert -0.13 < single < -0.05
+    assert -0.2 < double < -0.1
+    assert times["32x32x8/8x4/db"] > 1.04 * times["32x32x8/8x4"]
 
 
 def test_committed_batched_table_matches_the_compiler(require_tool):

@@ -58,9 +58,11 @@ def test_preregistered_scores(comparison):
     # with the L1 line term (session 54): 90.25 / 96.21 %, MAPE 8.3 % (90.9 / 96.4 %, 9.8 %
     # before it); 8.1 % with session 56's fetch rule; 97.94 % with the thirty-first change
     # (session 59: the cp.async copies in series); MAPE 7.9 % with the thirty-second
-    # (session 60: their exposure, copy_exposure)
-    assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(97.94, abs=0.05)
-    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.079, abs=0.001)
+    # (session 60: their exposure, copy_exposure); 97.33 %, MAPE 8.7 % with the thirty-fourth
+    # (session 63: register-staged double buffers; the refit moves large shapes toward the
+    # cp.async builds, as on the H200's nine shapes)
+    assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(97.33, abs=0.05)
+    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.087, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
 
@@ -114,14 +116,16 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # edge block of a single buffer (session 55: 5.96 %, 0.8877), then no fetch floor from
     # three warps per scheduler (session 56: 5.83 %, 0.8918), then the cp.async copies in
     # series (session 59: 6.03 %, 0.8896), then their exposure (session 60: 5.89 %, 0.8915),
-    # then the edge-block pile-up (session 62)
-    assert res["mape"] == pytest.approx(0.0577, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8917, abs=0.0005)
+    # then the edge-block pile-up (session 62: 5.77 %, 0.8917), then the register-staged
+    # double buffers (session 63)
+    assert res["mape"] == pytest.approx(0.0569, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8946, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    assert moved["mape"] == pytest.approx(0.0582, abs=0.0005)     # 0.0592 before session 62
-    assert moved["kendall_tau"] == pytest.approx(0.8924, abs=0.0005)
+    # 0.0592 before session 62, 0.0582 / 0.8924 before session 63
+    assert moved["mape"] == pytest.approx(0.0578, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8960, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
@@ -131,7 +135,8 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # (session 54): 0.10 and 2.2 clocks (session 56) per block tile iteration, against ~1000
     # of a tile; with the copies' exposure (session 60) 10.4 and 9.3: what the exposure
     # takes off the copies comes back in part as a wait per iteration; with the edge-block
-    # pile-up (session 62) 11.7 and 10.0
+    # pile-up (session 62) 11.7 and 10.0; with the register-staged double buffers
+    # (session 63) 11.6 and 9.0
     assert h100["async_wait_clk"] < 15 and h200["async_wait_clk"] < 15
 
 
