@@ -163,6 +163,7 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
     edge_tail_scale_db for a register-staged double buffer."""
     th = {**DEFAULT_FIT, **theta}
     out = _rounds_total(a, th)
+    register_double = _register_double(a, out["total"])
     f = np.atleast_1d(a.get("edge_issue_full", 1.0)) * np.ones_like(out["total"])
     ratio = np.ones_like(out["total"])
     if np.any(f > 1.0):
@@ -170,13 +171,13 @@ def evaluate_arrays(a: dict, theta: dict) -> dict:
         checked["issue_s"] = np.atleast_1d(a["issue_s"]) * f
         checked["mem_instr_s"] = np.atleast_1d(a["mem_instr_s"]) * f
         # a register-staged double buffer's blocks on the checked path wait every tile
-        checked["checked_share"] = np.where(_register_double(a, ratio), 1.0,
+        checked["checked_share"] = np.where(register_double, 1.0,
                                             np.atleast_1d(a.get("checked_share", 0.0)))
         fixed = np.atleast_1d(a["launch_s"]) + np.atleast_1d(a["ramp_s"])
         full = _rounds_total(checked, th)["total"] - fixed
         ratio = np.where(f > 1.0, full / np.maximum(out["total"] - fixed, 1e-300), 1.0)
     pile = np.atleast_1d(a.get("edge_pile", 1.0)) * np.ones_like(out["total"])
-    scale = np.where(_register_double(a, ratio), th["edge_tail_scale_db"],
+    scale = np.where(register_double, th["edge_tail_scale_db"],
                      th["edge_tail_scale"])
     t_edge = scale * np.maximum(ratio - 1.0, 0.0) * out["t_block"] * pile
     return {**out, "total": out["total"] + t_edge, "t_edge": t_edge, "edge_ratio": ratio}
@@ -290,21 +291,18 @@ def _rounds_part(a: dict, th: dict) -> dict:
     chk = np.atleast_1d(a.get("checked_share", 0.0))
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     chains = independent_streams(w, units, th["overlap_loss"])
-
-    def exposed_at(chk):
-        """(L, q_L, exposed latency per unit iteration) at checked share chk."""
-        lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
-                       np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
-                                (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
-                                + lat_lds))
-        lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
-        # Little's law bound, and the chance that every resident wave of a SIMD waits on its
-        # latency at once (latency.py: q_L over the SIMD's independent streams)
-        q_lat = np.minimum(Q_MAX, (lat / np.maximum(c_alone + lat, 1e-300)) ** chains)
-        return lat, q_lat, np.maximum(np.maximum(0.0, (c_alone + lat) / units - c_cu),
-                                      c_cu * q_lat / (1.0 - q_lat))
-
-    lat, q_lat, exposed = exposed_at(chk)
+    # L per unit iteration (a register-staged double buffer waits the whole L_g only on
+    # its checked tiles)
+    lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
+                   np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
+                            (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
+                            + lat_lds))
+    lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
+    # Little's law bound, and the chance that every resident wave of a SIMD waits on its
+    # latency at once (latency.py: q_L over the SIMD's independent streams)
+    q_lat = np.minimum(Q_MAX, (lat / np.maximum(c_alone + lat, 1e-300)) ** chains)
+    exposed = np.maximum(np.maximum(0.0, (c_alone + lat) / units - c_cu),
+                         c_cu * q_lat / (1.0 - q_lat))
     fill = lat_scale * lat_g * np.atleast_1d(a["fill_blocks"])
     t_lat = n * exposed + fill
     t_async = th["async_wait_clk"] * np.atleast_1d(a["async_iters"]) / np.maximum(
@@ -421,7 +419,7 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                            "tile iteration (fitted)"),) + extra
     if comp.edge_extra > 0:
         checked = comp.edge_issue_full > 1.0
-        double = comp.mode_code == MODES["double"]
+        double = comp.mode_code == MODES["double"] and comp.copy_share <= 0
         name = "edge_tail_scale_db" if double else "edge_tail_scale"
         extra = (Term("t_edge_s", parts["t_edge"], "s",
                       f"{name} * (rho_model - 1) * (t_pipes + t_latency + t_async) "
