@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The device tool copies the working tree (tracked files and untracked files git does not
+# ignore) and refuses more than 64 MiB. The tracked tree is larger (about 67 MB in session
+# 64), mostly reports and data files that no device run reads. This takes them out of the
+# index and lists them in .git/info/exclude for one device call, then puts them back:
+#   bash tools/device/trim_tree.sh on     # before the `run` call(s)
+#   bash tools/device/trim_tree.sh off    # afterwards (the files never leave the disk)
+#   bash tools/device/trim_tree.sh size   # bytes the device would copy now
+# Between `on` and `off` do not commit: the taken-out files would be committed as deleted.
+set -eu
+cd "$(git rev-parse --show-toplevel)"
+EXCLUDE=.git/info/exclude
+MARK="# trim_tree.sh"
+PATHS="reports calibration/h200/selection_resweep_aj1.csv calibration/h200/selection_resweep_aj2.csv
+calibration/h200/selection_resweep_af.csv calibration/h200/tail_stamps_u.json
+calibration/h200/tail_stamps_aq.json calibration/h200/block_placement.json
+calibration/h200/tail_stamps_ad.json"
+
+size() {
+  git ls-files -z --cached --others --exclude-standard | xargs -0 du -bc 2>/dev/null | tail -1
+}
+
+case "${1:-}" in
+  on)
+    if grep -q "$MARK" "$EXCLUDE" 2>/dev/null; then echo "already trimmed"; size; exit 0; fi
+    git rm -r -q --cached $PATHS
+    echo "$MARK" >> "$EXCLUDE"
+    for p in $PATHS; do echo "/$p" >> "$EXCLUDE"; done
+    size
+    ;;
+  off)
+    git reset -q HEAD -- $PATHS
+    keep=$(mktemp)
+    grep -v -x -F "$MARK" "$EXCLUDE" > "$keep" || true
+    for p in $PATHS; do
+      grep -v -x -F "/$p" "$keep" > "$keep.2" || true
+      mv "$keep.2" "$keep"
+    done
+    mv "$keep" "$EXCLUDE"
+    git status --short | head
+    ;;
+  size) size ;;
+  *) echo "usage: $0 on|off|size" >&2; exit 2 ;;
+esac
