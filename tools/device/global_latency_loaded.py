@@ -9,10 +9,17 @@ ld.global.cg loads, ILP independent ones per step, from a 16 MiB buffer (L2-resi
 the chase ends. B = 0 gives the unloaded L2 latency (calibrated as l2_latency_s by the
 single-thread chase). Writes OUT_DIR/global_latency_loaded.json and prints cycles per chase
 step for each (B, ILP).
+
+    GL_CHAIN_MIB=1024 GL_STREAM_MIB=1024 GL_NAME=dram_latency_loaded.json \
+        PYTHONPATH=. python3 tools/device/global_latency_loaded.py OUT_DIR
+
+does the same with a chain and a stream far larger than the L2 (device run BD, session 64):
+the chase then misses to DRAM, beside background warps that stream from DRAM.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -21,8 +28,9 @@ from micro_tool import open_micro, write_doc
 
 BACKGROUND_WARPS = (0, 3, 7, 15, 31)
 ILPS = (1, 4, 8)
-CHAIN_BYTES = 4 << 20
-STREAM_BYTES = 16 << 20
+CHAIN_BYTES = int(os.environ.get("GL_CHAIN_MIB", "4")) << 20
+STREAM_BYTES = int(os.environ.get("GL_STREAM_MIB", "16")) << 20
+NAME = os.environ.get("GL_NAME", "global_latency_loaded.json")
 STEPS = 4096
 REPS = 5
 
@@ -64,7 +72,7 @@ def main() -> int:
                   f"{np.median(cyc):7.1f} cycles per chase step", flush=True)
     for buf in (chain, stream, out):
         rt.free(buf)
-    write_doc(out_dir, "global_latency_loaded.json", rt, info,
+    write_doc(out_dir, NAME, rt, info,
               "tools/device/global_latency_loaded.py, kernels/micro/latency.cu", indent=1,
               chain_bytes=CHAIN_BYTES, stream_bytes=STREAM_BYTES, steps=STEPS, reps=REPS,
               rows=rows)
