@@ -460,6 +460,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (86.41, 95.69, 88.87, 97.10), 0.0482,
      ["160x344x600x36", "256x192x448x48"],
      ["1152x1152x13824"]),
+    # 63 (103f90c, the thirty-fourth change reviewed), ranked before its sweep (device run F
+    # at fc847f2). The model's worst: 200x280x520x40 (batched, 91.4 %, 128x128x8/8x8/p4
+    # picked, best 256x128x16/8x8/db, its rank 35) and 1800x2900x1200 (91.9 %,
+    # 32x128x32/8x4/p4/db picked, best 64x64x16/8x4/p4/db, its rank 18). The neighbours
+    # pick the best at three shapes and are below 95 % at 200x280x520x40 only
+    ("heldout63", 62, "103f90c", (91.45, 95.50, 92.86, 97.79), 0.0764,
+     (93.10, 97.63, 97.94, 99.66), 0.0461,
+     ["200x280x520x40"],
+     ["192x320x384x56", "6144x640x2048", "768x1280x10240"]),
 ]
 
 

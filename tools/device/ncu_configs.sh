@@ -70,3 +70,10 @@ run_header() {
   gpu_line $1
   echo "commit $GEMMMODEL_COMMIT" >> $OUT/gpu_$1.txt
 }
+
+# sweep_file SHAPE FILE BUDGET_S [--force-edge]: every search-space config timed at SHAPE
+# into $OUT/FILE (tools/device/acceptance.py sweep), killed 15 s after its budget (runs AZ, BA).
+sweep_file() {
+  timeout $(($3 + 15)) python3 tools/device/acceptance.py sweep --shapes $1 --sweep-file $2 \
+    --budget-s $3 --out $OUT ${4:-} 2>&1 | tail -1
+}

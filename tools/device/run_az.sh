@@ -13,14 +13,10 @@ set -u
 . tools/device/ncu_configs.sh
 run_header az
 python3 tools/device/acceptance.py precompile --out $OUT 2>&1 | tail -1
-sweep() {  # sweep SHAPE FILE [--force-edge]
-  timeout 140 python3 tools/device/acceptance.py sweep --shapes $1 --sweep-file $2 \
-    --budget-s 125 --out $OUT ${3:-} 2>&1 | tail -1
-}
-sweep 2000x2000x1024 az_edge_a.csv
-sweep 2048x2048x1024 az_twin_a.csv --force-edge
-sweep 1000x3000x2048 az_edge_b.csv
-sweep 1024x3072x2048 az_twin_b.csv --force-edge
+sweep_file 2000x2000x1024 az_edge_a.csv 125
+sweep_file 2048x2048x1024 az_twin_a.csv 125 --force-edge
+sweep_file 1000x3000x2048 az_edge_b.csv 125
+sweep_file 1024x3072x2048 az_twin_b.csv 125 --force-edge
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version \
   --format=csv,noheader | tee -a $OUT/gpu_az.txt
 wc -l $OUT/az_*.csv

@@ -17,14 +17,10 @@ set -u
 . tools/device/ncu_configs.sh
 run_header ba
 python3 tools/device/acceptance.py precompile --out $OUT 2>&1 | tail -1
-sweep() {  # sweep SHAPE FILE [--force-edge]
-  timeout 100 python3 tools/device/acceptance.py sweep --shapes $1 --sweep-file $2 \
-    --budget-s 85 --out $OUT ${3:-} 2>&1 | tail -1
-}
-sweep 256x192x448x48 ba_batched_a.csv
-sweep 12288x192x448 ba_stacked_a.csv --force-edge
-sweep 128x128x128x64 ba_batched_b.csv
-sweep 8192x128x128 ba_stacked_b.csv --force-edge
+sweep_file 256x192x448x48 ba_batched_a.csv 85
+sweep_file 12288x192x448 ba_stacked_a.csv 85 --force-edge
+sweep_file 128x128x128x64 ba_batched_b.csv 85
+sweep_file 8192x128x128 ba_stacked_b.csv 85 --force-edge
 copy_metrics ba
 ncu_known ba .sum dram__bytes_read lts__t_sectors_srcunit_tex_op_read_lookup_hit \
   lts__t_sectors_srcunit_tex_op_read
