@@ -38,28 +38,23 @@ def test_run_ba_batching_itself_costs_little(pair):
 
 
 def _predict(names, shape, edge):
-    from gemmmodel.compile.table import template_facts
+    """{config: the model's time (stored fit)} at `shape`; edge True: the bounds-checked
+    build forced (model.edge_builds' samples, as for runs P and AY)."""
+    from gemmmodel.calibrate.load import load
     from gemmmodel.model import load_calib
     from gemmmodel.model.combine import components_arrays
+    from gemmmodel.model.edge_builds import _samples
     from gemmmodel.model.fit import predict_times
-    from gemmmodel.model.samples import Sample, template_registers
+    from gemmmodel.model.samples import template_registers
     from gemmmodel.model.validate import _components
-    from gemmmodel.calibrate.load import load
     from gemmmodel.spec import load_spec
-    from gemmmodel.template import parse_name
 
     spec, calib = load_spec("h200"), load_calib("h200")
     regs = template_registers(load("h200", CALIBRATION_DIR))
-    samples = []
-    for name in names:
-        cfg = parse_name(name)
-        params = cfg.params(32)
-        if edge:
-            params = {**params, "bounds_checked": True}
-        facts = template_facts(cfg, spec, regs.get(cfg.name), shape, edge=edge)
-        samples.append(Sample(cfg.name, "template", params, facts, shape, 1.0))
-    comps, kept = _components(samples, spec, calib)
-    assert len(kept) == len(samples)
+    pairs = [{"config": name, "shape": shape, "plain_s": 1.0, "edge_s": 1.0}
+             for name in names]
+    comps, kept = _components(_samples(pairs, spec, regs, edge), spec, calib)
+    assert len(kept) == len(pairs)
     return dict(zip(names, predict_times(components_arrays(comps), calib.theta())))
 
 
@@ -143,30 +138,14 @@ def test_run_bd_dram_latency_is_flat_under_load():
     assert l2_at_62k / l2[0][1] > 2.5
 
 
-def _stall_samples_by_opcode() -> dict:
-    """{config: {stall column: {opcode: samples}}} of run BE's per-SASS samples."""
-    import collections
+def _be_pages() -> dict:
+    """{config: [row dict per SASS instruction]} of run BE's source pages."""
     import gzip
-    import io
 
-    lines = gzip.open(FOLDER / "ncu_be_src_12288x192x448.txt.gz", "rt").read().splitlines()
-    names = [x.split(",")[2] for x in lines if x.startswith("order,")]
-    starts = [i for i, x in enumerate(lines) if x.startswith('"Kernel Name"')]
-    out = {}
-    for k, (s, name) in enumerate(zip(starts, names)):
-        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        rows = list(csv.reader(io.StringIO("\n".join(lines[s + 1:end]))))
-        head = {h: i for i, h in enumerate(rows[0])}
-        by = collections.defaultdict(collections.Counter)
-        for r in rows[1:]:
-            toks = r[head["Source"]].split() if len(r) == len(head) else []
-            if not toks:
-                continue
-            op = (toks[1] if toks[0].startswith("@") else toks[0]).split(".")[0]
-            for col in ("stall_short_sb", "stall_long_sb"):
-                by[col][op] += float(r[head[col]])
-        out[name] = by
-    return out
+    from test_ncu_run_z import pages_of
+
+    return pages_of(gzip.decompress(
+        (FOLDER / "ncu_be_src_12288x192x448.txt.gz").read_bytes()).decode())
 
 
 def test_run_be_register_staging_trades_the_global_wait_for_fragment_waits():
@@ -175,9 +154,13 @@ def test_run_be_register_staging_trades_the_global_wait_for_fragment_waits():
     # buffer's hardly do, but its FFMAs wait 2-5x longer for their LDS fragments
     # (short_scoreboard), so it gains only ~5-10 % of the stall samples: the model's q = 0 on
     # its unchecked tiles expects the whole global wait back (known limit)
-    by = _stall_samples_by_opcode()
-    assert len(by) == 4
+    from test_ncu_run_z import samples
+
+    pages = _be_pages()
+    assert len(pages) == 4
     for tile, ratio in (("64x32x8/8x8/p4", 4.0), ("32x64x32/8x4/p4", 1.8)):
-        single, double = by[tile + "+edge"], by[tile + "/db+edge"]
-        assert single["stall_long_sb"]["STS"] > 10 * double["stall_long_sb"]["STS"]
-        assert double["stall_short_sb"]["FFMA"] > ratio * single["stall_short_sb"]["FFMA"]
+        single, double = pages[tile + "+edge"], pages[tile + "/db+edge"]
+        assert samples(single, "STS", "stall_long_sb") > 10 * samples(double, "STS",
+                                                                          "stall_long_sb")
+        assert samples(double, "FFMA", "stall_short_sb") > ratio * samples(single, "FFMA",
+                                                                             "stall_short_sb")

@@ -34,14 +34,19 @@ def pages_of(text: str) -> dict:
     return pages
 
 
+def _num(row, key) -> float:
+    return parse_number(row[key]) or 0.0
+
+
+def samples(rows: list, opcode: str, stall: str) -> float:
+    """Samples of `stall` at the kernel's instructions of `opcode`."""
+    return sum(_num(r, stall) for r in rows if r["Source"].split()[0].split(".")[0] == opcode)
+
+
 def share(rows: list, opcode: str, stall: str) -> float:
     """Samples of `stall` at instructions of `opcode` over all of the kernel's samples."""
-    def num(row, key):
-        return parse_number(row[key]) or 0.0
-    total = sum(num(r, "Warp Stall Sampling (All Samples)") for r in rows)
-    part = sum(num(r, stall) for r in rows
-               if r["Source"].split()[0].split(".")[0] == opcode)
-    return part / total
+    total = sum(_num(r, "Warp Stall Sampling (All Samples)") for r in rows)
+    return samples(rows, opcode, stall) / total
 
 
 def test_small_thread_tiles_wait_for_their_lds_fragments():

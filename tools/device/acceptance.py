@@ -122,6 +122,25 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
+def input_sets(rt, shape, l2_bytes, seed):
+    """Device copies of one random (A, B, C) for `shape` (M, N, K, batch), as many as
+    rotate past the L2 (measure.rotations_needed); free them with free_sets."""
+    from gemmmodel.runtime.measure import rotations_needed
+
+    m, n, k, batch = shape
+    n_sets = rotations_needed(4 * batch * (m * k + k * n + m * n), l2_bytes)
+    rng = np.random.default_rng(seed)
+    host = [rng.uniform(-1, 1, size=batch * r * c).astype(np.float32)
+            for r, c in ((m, k), (k, n), (m, n))]
+    return [tuple(rt.upload(h) for h in host) for _ in range(n_sets)]
+
+
+def free_sets(rt, sets) -> None:
+    for bufs in sets:
+        for b in bufs:
+            rt.free(b)
+
+
 def _time_config(rt, cfg, shape, sets, budget_s, edge=None):
     from gemmmodel.batched import compile_batched, kernel_args, launch_spec, row_major_problem
     from gemmmodel.runtime.measure import bench
@@ -156,8 +175,6 @@ HOLD_COLUMNS = ("hold_s", "hold_retimed", "host_bound")
 
 
 def cmd_sweep(args) -> dict:
-    from gemmmodel.runtime.measure import rotations_needed
-
     rt = _runtime()
     info = rt.device_info()
     space = _space(rt)
@@ -182,12 +199,7 @@ def cmd_sweep(args) -> dict:
         shape = shape + (1,) * (4 - len(shape))
         m, n, k, batch = shape
         name = "x".join(map(str, shape))
-        per_set = 4 * batch * (m * k + k * n + m * n)
-        n_sets = rotations_needed(per_set, info.get("l2_bytes"))
-        rng = np.random.default_rng(len(done) + m + n + k)
-        host = [rng.uniform(-1, 1, size=batch * r * c).astype(np.float32)
-                for r, c in ((m, k), (k, n), (m, n))]
-        sets = [tuple(rt.upload(h) for h in host) for _ in range(n_sets)]
+        sets = input_sets(rt, shape, info.get("l2_bytes"), len(done) + m + n + k)
         t_shape = time.time()
         for j, cfg in enumerate(space[::-1] if args.reverse else space):
             if (name, cfg.name) in done:
@@ -213,9 +225,7 @@ def cmd_sweep(args) -> dict:
             writer.writerow(row)
             fh.flush()
             done.add((name, cfg.name))
-        for bufs in sets:
-            for b in bufs:
-                rt.free(b)
+        free_sets(rt, sets)
         print(f"[sweep] {name}: {len(space)} configs in {time.time() - t_shape:.1f} s",
               file=sys.stderr)
     fh.close()

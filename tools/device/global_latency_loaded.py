@@ -10,7 +10,7 @@ the chase ends. B = 0 gives the unloaded L2 latency (calibrated as l2_latency_s 
 single-thread chase). Writes OUT_DIR/global_latency_loaded.json and prints cycles per chase
 step for each (B, ILP).
 
-    GL_CHAIN_MIB=1024 GL_STREAM_MIB=1024 GL_NAME=dram_latency_loaded.json \
+    GL_CHAIN_MIB=512 GL_STREAM_MIB=512 GL_NAME=dram_latency_loaded.json \
         PYTHONPATH=. python3 tools/device/global_latency_loaded.py OUT_DIR
 
 does the same with a chain and a stream far larger than the L2 (device run BD, session 64):

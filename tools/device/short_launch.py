@@ -16,10 +16,8 @@ import csv
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from acceptance import _runtime, _time_config  # noqa: E402
+from acceptance import _runtime, _time_config, free_sets, input_sets  # noqa: E402
 
 SHAPES = ("64x64x32x30", "128x128x128x64", "256x192x448x48", "8192x128x128")
 CONFIGS = ("32x32x32/4x4/p4", "32x32x16/4x4/db", "64x64x16/4x8/db", "32x64x32/8x4/p4/db",
@@ -27,7 +25,6 @@ CONFIGS = ("32x32x32/4x4/p4", "32x32x16/4x4/db", "64x64x16/4x8/db", "32x64x32/8x
 
 
 def main() -> int:
-    from gemmmodel.runtime.measure import rotations_needed
     from gemmmodel.template import parse_name
 
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
@@ -38,12 +35,8 @@ def main() -> int:
         shape = tuple(int(x) for x in text.split("x"))
         shape = shape + (1,) * (4 - len(shape))
         m, n, k, batch = shape
-        per_set = 4 * batch * (m * k + k * n + m * n)
-        n_sets = rotations_needed(per_set, info.get("l2_bytes"))
-        rng = np.random.default_rng(m + n + k + batch)
-        host = [rng.uniform(-1, 1, size=batch * r * c).astype(np.float32)
-                for r, c in ((m, k), (k, n), (m, n))]
-        sets = [tuple(rt.upload(h) for h in host) for _ in range(n_sets)]
+        sets = input_sets(rt, shape, info.get("l2_bytes"), m + n + k + batch)
+        n_sets = len(sets)
         edge = True if batch == 1 else None
         for name in CONFIGS:
             cfg = parse_name(name)
@@ -56,9 +49,7 @@ def main() -> int:
             print(f"{text:16s} {name:20s} rotated {row['rotated_s'] * 1e6:8.2f} us  one set "
                   f"{row['one_set_s'] * 1e6:8.2f} us  again {row['rotated2_s'] * 1e6:8.2f} us"
                   f"  (inner {row['rotated_inner']}, {n_sets} sets)", flush=True)
-        for bufs in sets:
-            for b in bufs:
-                rt.free(b)
+        free_sets(rt, sets)
     out.mkdir(parents=True, exist_ok=True)
     with (out / "short_launch.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
