@@ -42,8 +42,11 @@ def test_no_overlap_loss_without_checked_tiles():
     comp = components("64x64x16/8x4/p4/db", (2048, 2048, 2048, 1), edge=True)
     assert comp.mode_code == MODES["double"] and comp.copy_share == 0
     assert comp.checked_share == 0
+    # none beyond its two end tiles (thirty-fifth change: 1 / n of the full q, n = 128)
+    assert comp.end_share == pytest.approx(1 / 128)
     parts = evaluate(comp, theta())
-    assert parts["loss"] == 0.0
+    assert evaluate(replace(comp, end_share=0.0), theta())["loss"] == 0.0
+    assert 0 < parts["loss"] < 0.02 * parts["top"]
     # with half its tiles checked, half the overlap loss of the full q comes back
     half = evaluate(replace(comp, checked_share=0.5), theta())
     assert half["loss"] > 0 and half["total"] > parts["total"]

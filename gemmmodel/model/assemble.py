@@ -186,6 +186,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     # before the compute (its latency and overlap loss, combine.py)
     share = (float(checked.inputs.get("s", 0.0))
              if mode == "double" and copies is None else 0.0)
+    # and its two end tiles, which the prefetch does not cover (thirty-fifth change)
+    end = lat.end_tile_share(iters) if mode == "double" and copies is None else None
     # the CU that holds the most edge blocks at once ends the launch (edge_tail.py)
     pile = edge_pile_term(int(edge_extra.inputs.get("edge_blocks", 0)) if
                           edge_extra.value > 0 else 0,
@@ -201,6 +203,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         terms["spill_latency"] = spill_t
     if fetch is not None:
         terms["instruction_fetch_rate"] = fetch
+    if end is not None:  # register-staged double buffer: its end tiles (thirty-fifth change)
+        terms["end_tile_share"] = end
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
     lat_g = g_lat.value
@@ -230,6 +234,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         edge_issue_full=(float(checked.inputs.get("r", 1.0)) / checked.value
                          if edge_extra.value > 0 and copies is None else 1.0),
         copy_share=copy_share, edge_pile=pile.value,
+        end_share=end.value if end is not None else 0.0,
         terms=terms)
 
 

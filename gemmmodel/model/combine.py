@@ -33,6 +33,15 @@
       its pipes lose overlap only on the tiles that take the checked loads (they wait before
       the compute). Runs P and AY time its EDGE=1 build at tile multiples (s = 0): the full
       q put it +0.110 and +0.221 log too slow there, q x s -0.028 and +0.037.
+      Thirty-fifth change (session 65): s = c + (1 - c) / n (_waiting_share; c =
+      checked_share, n = tile iterations per block, Components end_share = 1 / n): the
+      prefetch covers neither end of a block's loop. Its first tile is loaded in the
+      prologue with nothing to compute under the loads (it waits the whole L_g in the
+      latency term below, where the same s replaces c) and its last computes with no loads
+      in flight (it loses the overlap): one tile iteration of n between them. At K = BK (n =
+      1) the build is a single buffer with extra code and takes the full q. The first round's
+      64x64x32x30 sweep had its register-staged builds of 1-4 tiles 0.145 log faster than
+      its single buffers against the measurement; 0.073 with the ends.
     A cp.async double buffer (copy_share c > 0; thirty-first change, device runs AV and
       AW): t_cu = P_top / (1 - q) + t_copies, with P = {issue, (1 - c) * lds}: its copies'
       shared-memory writes and L1 line cycles (the share c of its LDS pipe, assemble.py) run
@@ -96,7 +105,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "fill_blocks", "ramp_s", "launch_s", "async_iters", "clock_hz", "mem_instr_s",
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
           "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
-          "edge_issue_full", "copy_share",
+          "edge_issue_full", "copy_share", "end_share",
           "edge_pile")
 MODES = {"single": 0, "double": 1, "none": 2}
 
@@ -142,6 +151,9 @@ class Components:
     #                            run in series with the issue (thirty-first change, run AV/AW)
     edge_pile: float = 1.0     # t_edge's multiple: the most edge blocks one CU holds at
     #                            once over a typical edge block's CU's (edge_tail.py)
+    end_share: float = 0.0     # register-staged double buffer: 1 / its tile iterations per
+    #                            block (its first tile waits in full, its last computes with
+    #                            no loads in flight; thirty-fifth change)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -187,6 +199,17 @@ def _register_double(a: dict, like) -> np.ndarray:
     """True where the build is a register-staged double buffer (no cp.async copies)."""
     return ((np.atleast_1d(a["mode_code"]) == MODES["double"])
             & (np.atleast_1d(a.get("copy_share", 0.0)) * np.ones_like(like) <= 0))
+
+
+def _waiting_share(a: dict) -> np.ndarray:
+    """s = c + (1 - c) / n: the share of a register-staged double buffer's tile iterations
+    that its prefetch does not cover (c = checked_share, 1 / n = end_share; thirty-fifth
+    change). Its checked tiles wait their loads before the compute; of the others, a block's
+    first tile is loaded in the prologue with nothing to compute under it and its last
+    computes with no loads in flight: the two ends count one tile iteration between them
+    (the first's whole wait, the last's overlap loss). 1 where every tile is checked."""
+    chk = np.atleast_1d(a.get("checked_share", 0.0))
+    return chk + (1.0 - chk) * np.atleast_1d(a.get("end_share", 0.0))
 
 
 def _rounds_total(a: dict, th: dict) -> dict:
@@ -277,7 +300,9 @@ def _rounds_part(a: dict, th: dict) -> dict:
     q = np.minimum(Q_MAX, (1.0 - f_top) ** streams)
     # a register-staged double buffer loses overlap only on its tiles that take the checked
     # loads (thirty-fourth change; runs P, AY: +0.110 / +0.221 log too slow with the full q)
-    q = np.where(_register_double(a, share), np.atleast_1d(a.get("checked_share", 0.0)) * q, q)
+    # and on its end tiles (thirty-fifth change): the last computes with no loads in flight
+    hit = _waiting_share(a)
+    q = np.where(_register_double(a, share), hit * q, q)
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(np.maximum(shared, top + loss + copies), np.atleast_1d(pipes["lds"]))
@@ -288,7 +313,7 @@ def _rounds_part(a: dict, th: dict) -> dict:
     mode = np.atleast_1d(a["mode_code"])
     lat_g = np.atleast_1d(a["lat_g_s"])
     lat_lds = np.atleast_1d(a["lat_lds_s"])
-    chk = np.atleast_1d(a.get("checked_share", 0.0))
+    chk = hit  # the checked tiles and the end tiles: the first waits its loads in full
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     chains = independent_streams(w, units, th["overlap_loss"])
     # L per unit iteration (a register-staged double buffer waits the whole L_g only on

@@ -37,8 +37,12 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
                                    register-staged double buffer (its trip waits for the
                                    prefetch it issued, in the groups the compiler staged;
                                    trips.py counts them), 1 for a cp.async one (it waits
-                                   for its copies: combine.py's t_async). s (Components
-                                   checked_share): in a register-staged double buffer of a
+                                   for its copies: combine.py's t_async). s = c +
+                                   (1 - c) / n (combine._waiting_share; thirty-fifth
+                                   change): a block's first tile of n waits in full (the
+                                   prologue computes nothing under its loads; end_tile_share
+                                   = 1 / n), and c (Components checked_share): in a
+                                   register-staged double buffer of a
                                    bounds-checked build, the share of tile iterations that
                                    take the checked loads (work.checked_path_term's s). nvcc
                                    zero-fills those loads (FSEL on the loaded registers)
@@ -164,6 +168,17 @@ def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: flo
                 "max(0, d * c_v * TM * TN / L_lds_clk - 1)",
                 {"d": steps, "c_v": c_v, "TM": tm, "TN": tn, "L_lds_clk": lat_clk, "x": x},
                 note=note)
+
+
+def end_tile_share(iters: int) -> Term:
+    """1 / n: the share of a register-staged double buffer's n tile iterations per block at
+    its two ends, which its prefetch does not cover (combine._waiting_share, thirty-fifth
+    change): the first tile is loaded in the prologue with no compute under its loads, and
+    the last computes with no loads in flight."""
+    n = max(int(iters), 1)
+    return Term("end_tile_share", 1.0 / n, "1", "1 / n, n = ceil(K / BK)", {"n": float(n)},
+                note="a register-staged double buffer: its first tile waits its loads in "
+                     "full and its last loses the overlap, one tile iteration between them")
 
 
 def load_trips_per_tile(desc, facts) -> Term:
