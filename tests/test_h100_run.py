@@ -62,7 +62,9 @@ def test_preregistered_scores(comparison):
     # (session 63: register-staged double buffers; the refit moves large shapes toward the
     # cp.async builds, as on the H200's nine shapes)
     assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(97.33, abs=0.05)
-    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.087, abs=0.001)
+    # MAPE 8.1 % with the thirty-fifth (session 65: a register-staged double buffer's end
+    # tiles)
+    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.081, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
 

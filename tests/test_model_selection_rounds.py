@@ -469,6 +469,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (93.10, 97.63, 97.94, 99.66), 0.0461,
      ["200x280x520x40"],
      ["192x320x384x56", "6144x640x2048", "768x1280x10240"]),
+    # 64 (706392b, the thirty-fifth change: a register-staged double buffer's end tiles),
+    # ranked before its sweep (device run F at b4b1ba0). The model's worst: 1400x3800x900
+    # (81.5 %, the single buffer 64x128x16/8x4/p4 picked, best 64x128x32/8x4/db, its rank
+    # 7) and 2600x1400x1800 (91.1 %, 128x256x16/8x8/db/s8 picked, best 64x64x16/8x4/p4/db,
+    # its rank 13). The neighbours meet both targets on every shape of the round
+    ("heldout64", 63, "706392b", (81.52, 94.95, 91.06, 97.60), 0.0733,
+     (95.22, 98.85, 98.06, 99.68), 0.0387,
+     [],
+     ["112x400x640x48", "288x224x320x32", "7168x512x1024"]),
 ]
 
 
