@@ -301,8 +301,8 @@ def _rounds_part(a: dict, th: dict) -> dict:
     # a register-staged double buffer loses overlap only on its tiles that take the checked
     # loads (thirty-fourth change; runs P, AY: +0.110 / +0.221 log too slow with the full q)
     # and on its end tiles (thirty-fifth change): the last computes with no loads in flight
-    hit = _waiting_share(a)
-    q = np.where(_register_double(a, share), hit * q, q)
+    waiting = _waiting_share(a)
+    q = np.where(_register_double(a, share), waiting * q, q)
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(np.maximum(shared, top + loss + copies), np.atleast_1d(pipes["lds"]))
@@ -313,11 +313,11 @@ def _rounds_part(a: dict, th: dict) -> dict:
     mode = np.atleast_1d(a["mode_code"])
     lat_g = np.atleast_1d(a["lat_g_s"])
     lat_lds = np.atleast_1d(a["lat_lds_s"])
-    chk = hit  # the checked tiles and the end tiles: the first waits its loads in full
+    chk = waiting  # the checked tiles and the end tiles: the first waits its loads in full
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     chains = independent_streams(w, units, th["overlap_loss"])
     # L per unit iteration (a register-staged double buffer waits the whole L_g only on
-    # its checked tiles)
+    # its checked tiles and its first)
     lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
                    np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
                             (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
@@ -407,7 +407,8 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                     "{issue, (1 - copy_share) * lds}, " if copies_t is not None else
                     "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), ") +
                    "q = (1 - P_top / (P_issue + P_lds)) ** s, "
-                   "s = b + (w - b + a) / overlap_loss, b = min(w, u); "
+                   "s = b + (w - b + a) / overlap_loss, b = min(w, u); a register-staged "
+                   "double buffer: q x (checked_share + (1 - checked_share) * end_share); "
                    "full rounds and a partial last round each (t_last_round_s)",
                    {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
                     "w": comp.w, "a": comp.lookahead, "u": comp.units,
@@ -424,15 +425,16 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                  "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
                  " + fill, q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss"
                  "; L = r g L_g + 2 L_lds (single), (1 - s) * max(0, L_g - C_alone) + s * L_g"
-                 " + L_lds (register double buffer, s = checked_share; L_g there = r g L_g)",
+                 " + L_lds (register double buffer, s = checked_share + (1 - checked_share)"
+                 " * end_share; L_g there = r g L_g)",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],
                   "q_L": parts["q_latency"],
                   "buffering": _mode_name(comp.mode_code), "ilp": comp.ilp,
                   "latency_scale": th["latency_scale"], "spill_latency_s": comp.lat_spill_s,
-                  "checked_share": comp.checked_share},
-                 children=lat_children)
+                  "checked_share": comp.checked_share, "end_share": comp.end_share},
+                 children=lat_children + tuple(x for x in (t.get("end_tile_share"),) if x))
     extra = tuple(x for x in (t.get("t_ramp_s"), t.get("t_launch_s")) if x)
     if comp.async_iters > 0:
         extra = (Term("t_async_wait_s", parts["t_async"], "s",
