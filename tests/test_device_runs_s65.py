@@ -15,7 +15,7 @@ from gemmmodel import CALIBRATION_DIR
 from gemmmodel.model import load_calib
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "device"))
-from cold_touch import _stats
+from cold_touch import _bases, _stats
 
 DOC = json.loads((CALIBRATION_DIR / "h200" / "cold_touch.json").read_text())
 
@@ -94,3 +94,13 @@ def test_cold_touch_stats_hand_worked():
     assert res["makespan_ns"] == pytest.approx(np.median([1000 - 0, 950 - 0]))
     one = _stats(stamps[:, :, :3], 1)
     assert one["later_round_clk"] is None
+
+
+def test_cold_touch_regions_hand_worked():
+    # fresh: a new region per launch, wrapping at the pool's end
+    assert _bases("fresh", 10, 4, 2, 20, 3) == ([10, 14, 0], 4)
+    # rotate: n_rot adjacent regions in turn; restarts at 0 where they would not fit
+    assert _bases("rotate", 3, 4, 2, 20, 5) == ([3, 7, 3, 7, 3], 11)
+    assert _bases("rotate", 15, 4, 2, 20, 2) == ([0, 4], 8)
+    # warm: one region for every launch
+    assert _bases("warm", 6, 4, 2, 20, 3) == ([6, 6, 6], 10)

@@ -184,10 +184,10 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         tail["tail_fetch_rate"] = stall_rate(icache, kib, tail["tail_w"])
     # a register-staged double buffer's tiles that take the checked loads wait for them
     # before the compute (its latency and overlap loss, combine.py)
-    share = (float(checked.inputs.get("s", 0.0))
-             if mode == "double" and copies is None else 0.0)
+    register_double = mode == "double" and copies is None
+    share = float(checked.inputs.get("s", 0.0)) if register_double else 0.0
     # and its two end tiles, which the prefetch does not cover (thirty-fifth change)
-    end = lat.end_tile_share(iters) if mode == "double" and copies is None else None
+    end = lat.end_tile_share(iters) if register_double else None
     # the CU that holds the most edge blocks at once ends the launch (edge_tail.py)
     pile = edge_pile_term(int(edge_extra.inputs.get("edge_blocks", 0)) if
                           edge_extra.value > 0 else 0,

@@ -313,14 +313,14 @@ def _rounds_part(a: dict, th: dict) -> dict:
     mode = np.atleast_1d(a["mode_code"])
     lat_g = np.atleast_1d(a["lat_g_s"])
     lat_lds = np.atleast_1d(a["lat_lds_s"])
-    chk = waiting  # the checked tiles and the end tiles: the first waits its loads in full
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     chains = independent_streams(w, units, th["overlap_loss"])
     # L per unit iteration (a register-staged double buffer waits the whole L_g only on
-    # its checked tiles and its first)
+    # its checked tiles and its first: the share `waiting`)
     lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
                    np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
-                            (1.0 - chk) * np.maximum(0.0, lat_g - c_alone) + chk * lat_g
+                            (1.0 - waiting) * np.maximum(0.0, lat_g - c_alone)
+                            + waiting * lat_g
                             + lat_lds))
     lat = lat_scale * (lat + np.atleast_1d(a["lat_spill_s"]))
     # Little's law bound, and the chance that every resident wave of a SIMD waits on its

@@ -46,6 +46,27 @@ def _stats(stamps: np.ndarray, rounds: int) -> dict:
             "makespan_ns": float(np.median(span))}
 
 
+def _bases(mode: str, cursor: int, region: int, n_rot: int, pool: int,
+           launches: int) -> tuple[list[int], int]:
+    """(each launch's region offset, the pool's next free offset), in float4, for `mode`:
+    fresh, a new region per launch (wrapping to 0 at the pool's end); rotate, `n_rot`
+    adjacent regions in turn; warm, one region for every launch. The regions start at
+    `cursor`, or at 0 where `n_rot` regions from it would pass the pool's end."""
+    if cursor + n_rot * region > pool:
+        cursor = 0
+    if mode == "rotate":
+        return [cursor + (i % n_rot) * region for i in range(launches)], cursor + n_rot * region
+    if mode == "warm":
+        return [cursor] * launches, cursor + region
+    bases = []
+    for _ in range(launches):
+        if cursor + region > pool:    # a region no launch touched since the pool wrapped
+            cursor = 0
+        bases.append(cursor)
+        cursor += region
+    return bases, cursor
+
+
 def main() -> int:
     from gemmmodel.runtime.base import DeviceBuffer
 
@@ -70,22 +91,8 @@ def main() -> int:
                     n_rot = max(2, -(-3 * l2 // (16 * region)))
                     for mode in ("fresh", "rotate", "warm"):
                         got = []
-                        if (cursor + n_rot * region) > n_f4:
-                            cursor = 0
-                        start = cursor
-                        for rep in range(REPS + 1):
-                            if mode == "fresh":
-                                # a region no launch touched since the pool last wrapped
-                                if (cursor + region) > n_f4:
-                                    cursor = 0
-                                base = cursor
-                                cursor += region
-                            elif mode == "rotate":
-                                base = start + (rep % n_rot) * region
-                            elif rep == 0:
-                                base = cursor
-                            if mode != "fresh" and rep == 0:
-                                cursor += region * (n_rot if mode == "rotate" else 1)
+                        bases, cursor = _bases(mode, cursor, region, n_rot, n_f4, REPS + 1)
+                        for rep, base in enumerate(bases):
                             view = DeviceBuffer(pool.ptr + 16 * base, 16 * region)
                             rt.launch(module, "mb_cold_rounds", (grid, 1, 1),
                                       (ROWS * ROW_F4, 1, 1),
