@@ -37,21 +37,24 @@ def test_run_bg_provenance():
     assert set(_pages(LARGE)) == {"128x64x16/8x8/p4/db", "128x64x16/8x8/p4"}
 
 
-@pytest.mark.parametrize("shape,tile,ratio", [(SMALL, "32x128x32/4x4/p4", 1.8),
-                                              (SMALL, "32x64x32/4x4/p4", 0.8),
-                                              (LARGE, "128x64x16/8x8/p4", 2.5)])
+@pytest.mark.parametrize("shape,tile,lo,hi", [(SMALL, "32x128x32/4x4/p4", 1.8, 2.0),
+                                               (SMALL, "32x64x32/4x4/p4", 0.8, 0.95),
+                                               (LARGE, "128x64x16/8x8/p4", 2.5, 2.8)])
 def test_run_bg_register_staging_trades_the_global_wait_for_fragment_waits(shape, tile,
-                                                                          ratio):
+                                                                          lo, hi):
     # run BE's finding again, on round 65's family: the single buffer's warps wait at the
     # STS of each tile for its global loads; the register-staged build's hardly do, and its
     # FFMAs wait on their LDS fragments instead (short_scoreboard), 1.9x and 2.7x as long
-    # where the single buffer has one block per SM (M = 350) or two 4-warp blocks (M = 11200)
+    # at one 8-warp block per SM (M = 350) and two 4-warp blocks (M = 11200, 8 rounds).
+    # 32x64x32/4x4/p4 (two 4-warp blocks at M = 350) is the exception, 0.87x: the one pair
+    # where the /db is measured faster (65.6 against 68.3 us)
     pages = _pages(shape)
     single, double = pages[tile], pages[tile + "/db"]
     assert samples(single, "STS", "stall_long_sb") > 10 * samples(double, "STS",
                                                                   "stall_long_sb")
-    assert samples(double, "FFMA", "stall_short_sb") > ratio * samples(single, "FFMA",
-                                                                       "stall_short_sb")
+    ratio = samples(double, "FFMA", "stall_short_sb") / samples(single, "FFMA",
+                                                                "stall_short_sb")
+    assert lo < ratio < hi
 
 
 def test_run_bg_eight_rounds_register_staging_gains_nothing():
@@ -138,3 +141,28 @@ def test_round_65_eight_rounds_pair(family):
     assert meas_d / meas_s == pytest.approx(1.014, abs=0.01)
     assert 0.08 < np.log(pred_s / meas_s) < 0.13
     assert -0.09 < np.log(pred_d / meas_d) < -0.04
+
+
+def test_run_bh_the_device_sass_matches_the_local_compile_facts():
+    # run BH (tools/device/device_cubins.py on the H200, NVRTC 13.0): the 1116 builds the
+    # sweeps launch, disassembled here (tools/device_sass_check.py). Against the local
+    # nvcc's tables every main loop is within 4.5 % in instructions (649 within 2) and the
+    # load round trips agree for 97 % of the builds
+    import csv
+
+    with (FOLDER / "device_sass_check.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3 * 372
+    assert {(r["build"], r["entry"]) for r in rows} == {
+        ("plain", "sgemm_tile"), ("edge", "sgemm_tile"), ("batched", "sgemm_tile_batched_nn")}
+    rel = [abs(int(r["device_loop_instructions"]) - int(r["local_loop_instructions"]))
+           / int(r["local_loop_instructions"]) for r in rows]
+    assert max(rel) < 0.05
+    close = sum(abs(int(r["device_loop_instructions"]) - int(r["local_loop_instructions"])) <= 2
+                for r in rows)
+    assert close == 649
+    same = sum(float(r["device_load_round_trips"]) == float(r["local_load_round_trips"])
+               for r in rows)
+    assert same == 1082
+    gpu = (FOLDER / "gpu_bh.txt").read_text()
+    assert "NVIDIA H200" in gpu and "NVRTC 13.0" in gpu

@@ -478,6 +478,26 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (95.22, 98.85, 98.06, 99.68), 0.0387,
      [],
      ["112x400x640x48", "288x224x320x32", "7168x512x1024"]),
+    # 65 (a548a3b, the thirty-fifth change reviewed), ranked before its sweep (device run F
+    # at e712cf8): an M family at N = 1400, K = 1200 (M = 350 ... 11200, a quarter of a
+    # round to ~8 rounds of blocks). The model's worst: 350x1400x1200 (77.2 %,
+    # 32x128x32/4x4/p4/db picked, one block per SM, measured 0.25 log slower than predicted;
+    # best 32x64x32/4x4/p4/db, its rank 9); it is below 95 % at five of the six shapes. The
+    # neighbours pick the best at three shapes and are below 95 % at 350x1400x1200 only
+    ("heldout65", 64, "a548a3b", (77.24, 91.52, 86.10, 94.14), 0.0856,
+     (86.10, 96.54, 96.02, 99.22), 0.0517,
+     ["350x1400x1200"],
+     ["11200x1400x1200", "1400x1400x1200", "700x1400x1200"]),
+    # 66 (0331b28, the model of a548a3b), ranked before its sweep (device run F at
+    # ed9d27f): a K family at M = N = 1400 (K = 96 ... 10016), every launch one round of at
+    # most one block per SM for the large tiles. The model picks 128x128x16/8x8/p4/db at
+    # five shapes (89.6-90.5 %; one block per SM, 0.09-0.16 log faster than measured) and
+    # is below 95 % at all six. The neighbours pick 128x64x16/8x8/p4 at all six (90.3-97.0
+    # %), with top3 >= 98.3 % everywhere
+    ("heldout66", 65, "0331b28", (89.64, 90.97, 89.64, 91.82), 0.0778,
+     (90.26, 93.36, 98.32, 99.29), 0.0626,
+     ["1400x1400x1600", "1400x1400x256", "1400x1400x4000", "1400x1400x640", "1400x1400x96"],
+     []),
 ]
 
 

@@ -1,0 +1,104 @@
+"""Compare the device NVRTC's SASS with the local nvcc's compile facts, build by build.
+
+    python3 tools/device_sass_check.py device_cubins_sm_90.tar.xz \
+        --out calibration/h200/device_sass_check.csv
+
+The tarball is what tools/device/device_cubins.py writes on the GPU machine (every search-
+space config's plain, bounds-checked and batched cubin, with manifest.csv). Each cubin is
+disassembled here with `nvdisasm -c` and read by the same code as the local facts
+(gemmmodel.compile.sass, driver._mixes: the main loop's instructions and load round trips).
+Written per build and entry the model reads (sgemm_tile plain and bounds-checked,
+sgemm_tile_batched_nn): the local table's value beside the device's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import tarfile
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gemmmodel import CALIBRATION_DIR  # noqa: E402
+from gemmmodel.compile.driver import _mixes  # noqa: E402
+from gemmmodel.compile.sass import parse_sass  # noqa: E402
+from gemmmodel.compile.tools import find_tool  # noqa: E402
+
+TABLES = (("", "plain"), ("_edge", "edge"), ("_batched", "batched"))
+FIELDS = ("config", "build", "entry", "local_loop_instructions", "device_loop_instructions",
+          "local_total_instructions", "device_total_instructions", "local_load_round_trips",
+          "device_load_round_trips")
+
+
+def local_facts(target: str = "sm_90") -> dict:
+    """{(config, build, entry): row} of the committed local compile-facts tables."""
+    out = {}
+    for suffix, build in TABLES:
+        path = CALIBRATION_DIR / f"template_facts_{target}{suffix}.csv"
+        with path.open() as fh:
+            for row in csv.DictReader(fh):
+                out[(row["kernel_id"], build, row["kernel"])] = row
+    return out
+
+
+def device_facts(cubin: Path, nvdisasm: str) -> dict:
+    """{entry: (loop instructions, total instructions, load round trips)} of one cubin."""
+    text = subprocess.run([nvdisasm, "-c", str(cubin)], capture_output=True, text=True,
+                          check=True).stdout
+    out = {}
+    for name, listing in parse_sass(text).items():
+        mix = _mixes(listing, "nvidia")
+        out[name] = (mix["mix_loop"]["instructions"], mix["mix_total"]["instructions"],
+                     mix["load_round_trips"])
+    return out
+
+
+def compare(tarball: Path, workers: int = 2) -> list[dict]:
+    """One row per (config, build, entry) found in both the tarball and the local tables."""
+    nvdisasm = str(find_tool("nvdisasm"))
+    local = local_facts()
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(tarball) as tar:
+            tar.extractall(tmp, filter="data")
+        with (Path(tmp) / "manifest.csv").open() as fh:
+            manifest = list(csv.DictReader(fh))
+        with ThreadPoolExecutor(workers) as pool:
+            facts = list(pool.map(lambda r: device_facts(Path(tmp) / "cubins" / r["key"],
+                                                         nvdisasm), manifest))
+    rows = []
+    for rec, per_entry in zip(manifest, facts):
+        for entry, (loop, total, trips) in per_entry.items():
+            row = local.get((rec["config"], rec["build"], entry))
+            if row is None:
+                continue
+            rows.append({"config": rec["config"], "build": rec["build"], "entry": entry,
+                         "local_loop_instructions": row["loop_instructions"],
+                         "device_loop_instructions": loop,
+                         "local_total_instructions": row["total_instructions"],
+                         "device_total_instructions": total,
+                         "local_load_round_trips": row["load_round_trips"],
+                         "device_load_round_trips": trips})
+    return rows
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("tarball")
+    p.add_argument("--out", default=str(CALIBRATION_DIR / "h200" / "device_sass_check.csv"))
+    args = p.parse_args()
+    rows = compare(Path(args.tarball))
+    with open(args.out, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"{len(rows)} builds compared -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
