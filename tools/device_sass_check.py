@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gemmmodel import CALIBRATION_DIR  # noqa: E402
-from gemmmodel.compile.driver import _mixes  # noqa: E402
-from gemmmodel.compile.sass import parse_sass  # noqa: E402
-from gemmmodel.compile.tools import find_tool  # noqa: E402
+from gemmmodel import CALIBRATION_DIR
+from gemmmodel.compile.driver import _mixes
+from gemmmodel.compile.sass import parse_sass
+from gemmmodel.compile.tools import find_tool
 
 TABLES = (("", "plain"), ("_edge", "edge"), ("_batched", "batched"))
 FIELDS = ("config", "build", "entry", "local_loop_instructions", "device_loop_instructions",

@@ -25,13 +25,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from acceptance import EDGE_SHAPE, _runtime, _space  # noqa: E402
+from acceptance import EDGE_SHAPE, _runtime, _space
 
-from gemmmodel import KERNELS_DIR  # noqa: E402
-from gemmmodel.runtime.base import compile_options  # noqa: E402
-from gemmmodel.runtime.cuda import NVRTC_BASE_OPTIONS, cubin_cache_path  # noqa: E402
-from gemmmodel.runtime.precompile import CompileJob, precompile  # noqa: E402
-from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines  # noqa: E402
+from gemmmodel import KERNELS_DIR
+from gemmmodel.runtime.base import compile_options
+from gemmmodel.runtime.cuda import NVRTC_BASE_OPTIONS, cubin_cache_path
+from gemmmodel.runtime.precompile import CompileJob, precompile
+from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines
 
 
 def jobs_by_build(rt) -> list[tuple[str, str, CompileJob]]:
@@ -52,7 +52,7 @@ def jobs_by_build(rt) -> list[tuple[str, str, CompileJob]]:
 def _nvrtc_version() -> str:
     from cuda.bindings import nvrtc
 
-    err, major, minor = nvrtc.nvrtcVersion()
+    _err, major, minor = nvrtc.nvrtcVersion()
     return f"{major}.{minor}"
 
 
