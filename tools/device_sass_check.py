@@ -8,7 +8,9 @@ space config's plain, bounds-checked and batched cubin, with manifest.csv). Each
 disassembled here with `nvdisasm -c` and read by the same code as the local facts
 (gemmmodel.compile.sass, driver._mixes: the main loop's instructions and load round trips).
 Written per build and entry the model reads (sgemm_tile plain and bounds-checked,
-sgemm_tile_batched_nn): the local table's value beside the device's.
+sgemm_tile_batched_nn): the local table's value beside the device's, and the device main
+loop's fragment lookahead (gemmmodel.compile.lookahead: FFMAs between each LDS and the
+first FFMA that uses its fragment, mean over the loop's LDS).
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.compile.driver import _mixes
+from gemmmodel.compile.lookahead import fragment_lookahead
+from gemmmodel.compile.loops import find_main_loop
 from gemmmodel.compile.sass import parse_sass
 from gemmmodel.compile.tools import find_tool
 
 TABLES = (("", "plain"), ("_edge", "edge"), ("_batched", "batched"))
 FIELDS = ("config", "build", "entry", "local_loop_instructions", "device_loop_instructions",
           "local_total_instructions", "device_total_instructions", "local_load_round_trips",
-          "device_load_round_trips")
+          "device_load_round_trips", "device_fragment_lookahead", "device_fragment_lds")
 
 
 def local_facts(target: str = "sm_90") -> dict:
@@ -47,14 +51,18 @@ def local_facts(target: str = "sm_90") -> dict:
 
 
 def device_facts(cubin: Path, nvdisasm: str) -> dict:
-    """{entry: (loop instructions, total instructions, load round trips)} of one cubin."""
+    """{entry: (loop instructions, total instructions, load round trips, fragment lookahead,
+    LDS counted)} of one cubin (lookahead: gemmmodel.compile.lookahead, over the main
+    loop's trip)."""
     text = subprocess.run([nvdisasm, "-c", str(cubin)], capture_output=True, text=True,
                           check=True).stdout
     out = {}
     for name, listing in parse_sass(text).items():
         mix = _mixes(listing, "nvidia")
+        loop = find_main_loop(listing)
+        ahead, n_lds = fragment_lookahead(loop.path or loop.instrs) if loop else (None, 0)
         out[name] = (mix["mix_loop"]["instructions"], mix["mix_total"]["instructions"],
-                     mix["load_round_trips"])
+                     mix["load_round_trips"], ahead, n_lds)
     return out
 
 
@@ -72,7 +80,7 @@ def compare(tarball: Path, workers: int = 2) -> list[dict]:
                                                          nvdisasm), manifest))
     rows = []
     for rec, per_entry in zip(manifest, facts):
-        for entry, (loop, total, trips) in per_entry.items():
+        for entry, (loop, total, trips, ahead, n_lds) in per_entry.items():
             row = local.get((rec["config"], rec["build"], entry))
             if row is None:
                 continue
@@ -82,7 +90,10 @@ def compare(tarball: Path, workers: int = 2) -> list[dict]:
                          "local_total_instructions": row["total_instructions"],
                          "device_total_instructions": total,
                          "local_load_round_trips": row["load_round_trips"],
-                         "device_load_round_trips": trips})
+                         "device_load_round_trips": trips,
+                         "device_fragment_lookahead": (round(ahead, 2) if ahead is not None
+                                                       else ""),
+                         "device_fragment_lds": n_lds})
     return rows
 
 
