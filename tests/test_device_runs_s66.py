@@ -10,7 +10,7 @@ import gzip
 import numpy as np
 import pytest
 from ncu_counters import counter, launches
-from test_ncu_run_z import pages_of, samples
+from test_ncu_run_z import _num, pages_of, samples
 
 from gemmmodel import CALIBRATION_DIR
 
@@ -25,8 +25,7 @@ def _pages(shape: str) -> dict:
 
 
 def _all(rows) -> float:
-    return sum(float(r["Warp Stall Sampling (All Samples)"].replace(",", "") or 0)
-               for r in rows)
+    return sum(_num(r, "Warp Stall Sampling (All Samples)") for r in rows)
 
 
 def test_run_bg_provenance():

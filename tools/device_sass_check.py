@@ -31,9 +31,11 @@ from gemmmodel.compile.driver import _mixes
 from gemmmodel.compile.lookahead import fragment_lookahead
 from gemmmodel.compile.loops import find_main_loop
 from gemmmodel.compile.sass import parse_sass
+from gemmmodel.compile.table import template_table_path
 from gemmmodel.compile.tools import find_tool
 
-TABLES = (("", "plain"), ("_edge", "edge"), ("_batched", "batched"))
+#: the build's name in the manifest -> template_table_path's flags for its local table
+TABLES = {"plain": {}, "edge": {"edge": True}, "batched": {"batched": True}}
 FIELDS = ("config", "build", "entry", "local_loop_instructions", "device_loop_instructions",
           "local_total_instructions", "device_total_instructions", "local_load_round_trips",
           "device_load_round_trips", "device_fragment_lookahead", "device_fragment_lds")
@@ -42,9 +44,8 @@ FIELDS = ("config", "build", "entry", "local_loop_instructions", "device_loop_in
 def local_facts(target: str = "sm_90") -> dict:
     """{(config, build, entry): row} of the committed local compile-facts tables."""
     out = {}
-    for suffix, build in TABLES:
-        path = CALIBRATION_DIR / f"template_facts_{target}{suffix}.csv"
-        with path.open() as fh:
+    for build, flags in TABLES.items():
+        with template_table_path(target, **flags).open() as fh:
             for row in csv.DictReader(fh):
                 out[(row["kernel_id"], build, row["kernel"])] = row
     return out

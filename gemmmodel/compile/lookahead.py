@@ -20,18 +20,12 @@ twins 27-62.
 
 from __future__ import annotations
 
-import re
-
-_REG = re.compile(r"\bR(\d+)\b")
-
-
-def _width(opcode: str) -> int:
-    return 4 if ".128" in opcode else 2 if ".64" in opcode else 1
+from gemmmodel.compile.trips import _REG, _nv_width
 
 
 def _destination(instr) -> set[int]:
     m = _REG.search(instr.operands.split(",")[0]) if instr.operands else None
-    return {int(m.group(1)) + i for i in range(_width(instr.opcode))} if m else set()
+    return {int(m.group(1)) + i for i in range(_nv_width(instr.opcode))} if m else set()
 
 
 def _sources(instr) -> set[int]:

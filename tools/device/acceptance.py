@@ -48,22 +48,33 @@ def _runtime():
     return get_runtime("nvidia")
 
 
-def cmd_precompile(args) -> dict:
+def sweep_jobs(rt, only: str = "") -> list[tuple[str, str, CompileJob]]:
+    """(config, build, job) for every search-space config: its plain build (4096^3), its
+    bounds-checked build (EDGE_SHAPE) and its strided-batched entries, the builds a sweep
+    launches; only="batched": the batched entries alone (a batched-only resweep)."""
     from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines
 
-    rt = _runtime()
-    jobs = [CompileJob(e.source, (e.entry,)) for e in catalogue.load_catalogue().values()]
-    only = os.environ.get("PRECOMPILE_ONLY", "")  # e.g. "batched" for a batched-only resweep
+    out = []
     for cfg in _space(rt):
         if only == "batched":
-            jobs.append(CompileJob(cfg.plan(64, 64, 64).source, tuple(BATCHED_ENTRIES.values()),
-                                   tile_defines(cfg, batched=True)))
+            out.append((cfg.name, "batched",
+                        CompileJob(cfg.plan(64, 64, 64).source, tuple(BATCHED_ENTRIES.values()),
+                                   tile_defines(cfg, batched=True))))
             continue
-        for edge in (False, True):
-            plan = cfg.plan(4096, 4096, 4096) if not edge else cfg.plan(*EDGE_SHAPE)
-            jobs.append(CompileJob(plan.source, (plan.entry,), dict(plan.defines)))
-        jobs.append(CompileJob(plan.source, tuple(BATCHED_ENTRIES.values()),
-                               tile_defines(cfg, batched=True)))
+        for build, plan in (("plain", cfg.plan(4096, 4096, 4096)),
+                            ("edge", cfg.plan(*EDGE_SHAPE))):
+            out.append((cfg.name, build, CompileJob(plan.source, (plan.entry,),
+                                                    dict(plan.defines))))
+        out.append((cfg.name, "batched", CompileJob(plan.source, tuple(BATCHED_ENTRIES.values()),
+                                                    tile_defines(cfg, batched=True))))
+    return out
+
+
+def cmd_precompile(args) -> dict:
+    rt = _runtime()
+    jobs = [CompileJob(e.source, (e.entry,)) for e in catalogue.load_catalogue().values()]
+    # PRECOMPILE_ONLY=batched for a batched-only resweep
+    jobs += [job for _, _, job in sweep_jobs(rt, os.environ.get("PRECOMPILE_ONLY", ""))]
     t0 = time.time()
     out = precompile(jobs, rt.arch_flag(), workers=args.workers)
     out["seconds"] = round(time.time() - t0, 1)

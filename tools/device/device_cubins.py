@@ -25,28 +25,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from acceptance import EDGE_SHAPE, _runtime, _space
+from acceptance import _runtime, sweep_jobs
 
 from gemmmodel import KERNELS_DIR
 from gemmmodel.runtime.base import compile_options
 from gemmmodel.runtime.cuda import NVRTC_BASE_OPTIONS, cubin_cache_path
-from gemmmodel.runtime.precompile import CompileJob, precompile
-from gemmmodel.template.plan import BATCHED_ENTRIES, tile_defines
-
-
-def jobs_by_build(rt) -> list[tuple[str, str, CompileJob]]:
-    """(config, build, job) for every search-space config: the sweep's three builds."""
-    out = []
-    for cfg in _space(rt):
-        plain = cfg.plan(4096, 4096, 4096)
-        edge = cfg.plan(*EDGE_SHAPE)
-        out.append((cfg.name, "plain", CompileJob(plain.source, (plain.entry,),
-                                                  dict(plain.defines))))
-        out.append((cfg.name, "edge", CompileJob(edge.source, (edge.entry,),
-                                                 dict(edge.defines))))
-        out.append((cfg.name, "batched", CompileJob(edge.source, tuple(BATCHED_ENTRIES.values()),
-                                                    tile_defines(cfg, batched=True))))
-    return out
+from gemmmodel.runtime.precompile import precompile
 
 
 def _nvrtc_version() -> str:
@@ -63,7 +47,7 @@ def main() -> int:
     args = p.parse_args()
     rt = _runtime()
     arch = rt.arch_flag()
-    rows = jobs_by_build(rt)
+    rows = sweep_jobs(rt)
     t0 = time.time()
     counts = precompile([job for _, _, job in rows], arch, workers=args.workers)
     manifest = io.StringIO()
