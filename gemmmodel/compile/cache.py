@@ -18,7 +18,7 @@ from pathlib import Path
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 _PARSER_MODULES = ("classify.py", "isa_amd.py", "sass.py", "ptx.py", "loops.py", "listing.py",
-                   "facts.py", "driver.py", "trips.py")
+                   "facts.py", "driver.py", "trips.py", "lookahead.py")
 
 
 def cache_dir() -> Path:

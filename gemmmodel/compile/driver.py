@@ -19,6 +19,7 @@ from gemmmodel.compile.loops import find_main_loop, reachable_instructions
 from gemmmodel.compile.ptx import parse_ptx
 from gemmmodel.compile.routes import Route, choose_route, run_route
 from gemmmodel.compile.sass import parse_ptxas_info, parse_sass
+from gemmmodel.compile.lookahead import fragment_lookahead
 from gemmmodel.compile.trips import load_round_trips
 from gemmmodel.errors import BadArgument, CompileError, KernelNotFound
 
@@ -50,16 +51,19 @@ def _define_flags(defines: dict) -> list[str]:
 
 def _mixes(listing: Listing | None, vendor: str) -> dict:
     """KernelFacts keyword arguments: mix_total, mix_loop, mix_outer, main_loop_depth,
-    load_round_trips (of the main loop's trip, trips.py)."""
+    load_round_trips (of the main loop's trip, trips.py) and fragment_lookahead (of the
+    same trip, lookahead.py; rounded to 0.01)."""
     if listing is None:
         return {}
     loop = find_main_loop(listing)
+    ahead = fragment_lookahead(loop.path or loop.instrs, vendor)[0] if loop else None
     return {"mix_total": count_mix(reachable_instructions(listing)),
             "mix_loop": count_mix(loop.instrs) if loop else empty_mix(),
             "mix_outer": count_mix(loop.outer_instrs) if loop else empty_mix(),
             "main_loop_depth": loop.depth if loop else 0,
             "load_round_trips": (load_round_trips(loop.path or loop.instrs, vendor)
-                                 if loop else None)}
+                                 if loop else None),
+            "fragment_lookahead": round(ahead, 2) if ahead is not None else None}
 
 
 def _amd_facts(raw, route: Route, flags: str) -> list[KernelFacts]:

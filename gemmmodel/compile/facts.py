@@ -7,7 +7,9 @@ in `mix_outer` (the main loop's body counted once; all zero when the main loop i
 outermost). Kernels whose k-step loop holds an inner FMA loop (main_loop_depth 2) keep their
 per-k-step barriers and global loads in `mix_outer`. `load_round_trips` is the number of
 global-load latencies one trip of the main loop waits in series (trips.py; None for PTX
-listings, which have no final register allocation). Register counts
+listings, which have no final register allocation). `fragment_lookahead` is the mean number
+of FMAs the main loop's trip issues between each LDS read and the first FMA that uses its
+fragment (lookahead.py; None for PTX or a loop without LDS reads feeding FMAs). Register counts
 are per lane (AMD VGPR/SGPR/AGPR) or per thread (NVIDIA), sizes are bytes.
 """
 
@@ -70,6 +72,7 @@ class KernelFacts:
     occupancy_waves_per_simd: int | None = None
     main_loop_depth: int = 0
     load_round_trips: float | None = None
+    fragment_lookahead: float | None = None
     mix_source: str = ""
     mix_total: dict = field(default_factory=empty_mix)
     mix_loop: dict = field(default_factory=empty_mix)

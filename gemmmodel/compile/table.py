@@ -39,7 +39,7 @@ TEMPLATE_TABLE_FILE = CALIBRATION_DIR / "template_facts.csv"
 #: and explain --compare need no compiler.
 TEMPLATE_CONFIGS = ("64x64x16/4x4", "128x128x8/8x8")
 #: Non-integer numeric columns (the others are nullable integers).
-FLOAT_FIELDS = ("load_round_trips",)
+FLOAT_FIELDS = ("load_round_trips", "fragment_lookahead")
 TEXT_FIELDS = ("kernel_id", "kernel", "target", "vendor", "mix_source", "compiler", "flags",
                "status")
 FIELDS = ["kernel_id", *KernelFacts(kernel="", target="", vendor="").flat().keys(), "status"]
@@ -239,6 +239,8 @@ def tile_facts(cfg, flat: dict) -> dict:
         facts["load_round_trips_per_tile"] = float(flat["load_round_trips"]) * scale
     local = sum(float(flat.get(f"loop_{k}") or 0) for k in ("local_load", "local_store"))
     facts["spill_ops_per_tile"] = local * scale
+    if flat.get("fragment_lookahead") is not None:
+        facts["fragment_lookahead"] = float(flat["fragment_lookahead"])
     if flat.get("loop_instructions"):
         facts["instructions_per_tile"] = float(flat["loop_instructions"]) * scale
     if flat.get("total_instructions"):
@@ -296,6 +298,16 @@ def template_facts(cfg, spec, regs=None, shape=None, edge: bool | None = None) -
                               if device else
                               "batched table" if batched_row else
                               "edge table")
+    # the fragment lookahead of the build the GPU's own compiler made (device run BH), where
+    # measured: nvcc here schedules some bounds-checked double buffers differently
+    device_ahead, ahead_from = device_fragment_lookahead(str(getattr(spec, "name", "")))
+    ahead = device_ahead.get((build or "plain", cfg.name))
+    if out is not None and ahead is not None:
+        out["fragment_lookahead"] = ahead
+        out["fragment_lookahead_source"] = f"device SASS ({ahead_from}, run BH)"
+    elif out is not None and out.get("fragment_lookahead") is not None:
+        out["fragment_lookahead_source"] = ("batched table" if batched_row else
+                                            "edge table" if edge else "plain table")
     plain = template_table_facts(target, False).get(cfg.name, {}) if edge else {}
     alone = template_table_facts(target, True, batched, checked=True).get(cfg.name, {}) \
         if edge else {}
@@ -332,6 +344,71 @@ def device_build_registers(gpu: str) -> dict:
     return out
 
 
+@lru_cache(maxsize=8)
+def device_fragment_lookahead(gpu: str) -> tuple[dict, str]:
+    """({(build, config name): fragment lookahead}, the folder it came from) of the builds
+    the device's own compiler made: calibration/<folder>/device_sass_check.csv's
+    `device_fragment_lookahead` (device run BH, NVRTC 13.0 for sm_90 on the H200:
+    tools/device/device_cubins.py, tools/device_sass_check.py; builds "plain", "edge",
+    "batched"). The GPU's own folder, else a calibrated GPU's with the same compile target
+    whose runs used the same single NVRTC version as this GPU's (provenance.json): NVRTC's
+    output depends on its version, the target and the flags, not on the GPU that runs it
+    (the H100's runs and run BH both used NVRTC 13.0). ({}, "") where there is none.
+    template_facts prefers it to the local table's: nvcc 13.0 here schedules the fragment
+    reads of about half the builds differently (128x64x16/8x8/p4/db's bounds-checked build:
+    49.2 here, 15.8 on the device)."""
+    if not gpu:
+        return {}, ""
+    from gemmmodel.model.calib import calibration_name
+
+    own = calibration_name(gpu)
+    for folder in (own, *_nvrtc_siblings(gpu, own)):
+        path = CALIBRATION_DIR / folder / "device_sass_check.csv"
+        if not path.is_file():
+            continue
+        out = {}
+        with path.open(newline="") as fh:
+            for row in csv.DictReader(fh):
+                if row.get("device_fragment_lookahead"):
+                    out[(row["build"], row["config"])] = float(row["device_fragment_lookahead"])
+        return out, folder
+    return {}, ""
+
+
+def _nvrtc_versions(folder: str) -> set:
+    path = CALIBRATION_DIR / folder / "provenance.json"
+    if not path.is_file():
+        return set()
+    import re
+
+    return set(re.findall(r'"nvrtc_version":\s*"([^"]+)"', path.read_text()))
+
+
+def _nvrtc_siblings(gpu: str, own: str) -> list[str]:
+    """Calibration folders of other GPUs with gpu's compile target and the same single NVRTC
+    version in every run (device_fragment_lookahead)."""
+    from gemmmodel.errors import GemmModelError
+    from gemmmodel.spec import load_spec
+
+    mine = _nvrtc_versions(own)
+    try:
+        target = str(load_spec(gpu).compile_target)
+    except GemmModelError:
+        return []
+    if len(mine) != 1:
+        return []
+    out = []
+    for folder in sorted(p.name for p in CALIBRATION_DIR.iterdir() if p.is_dir()):
+        if folder == own or _nvrtc_versions(folder) != mine:
+            continue
+        try:
+            if str(load_spec(folder).compile_target) == target:
+                out.append(folder)
+        except GemmModelError:
+            continue
+    return out
+
+
 def edge_build_facts(cfg, kernel_facts) -> dict:
     """template_facts' dict for a bounds-checked build (EDGE=1) compiled on this machine."""
     table = tile_facts(cfg, kernel_facts.flat())
@@ -356,7 +433,8 @@ def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:
     out: dict = {}
     if regs:
         out.update(regs=int(regs), lds_bytes=cfg.lds_bytes)
-    for key in ("load_round_trips_per_tile", "spill_ops_per_tile", "code_instructions"):
+    for key in ("load_round_trips_per_tile", "spill_ops_per_tile", "code_instructions",
+                "fragment_lookahead"):
         if table.get(key) is not None and (key != "spill_ops_per_tile" or table[key] > 0):
             out[key] = table[key]
     if edge:

@@ -188,6 +188,12 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     share = float(checked.inputs.get("s", 0.0)) if register_double else 0.0
     # and its two end tiles, which the prefetch does not cover (thirty-fifth change)
     end = lat.end_tile_share(iters) if register_double else None
+    # and how far ahead of their FMAs its loop reads the fragments (session 67)
+    ahead_fmas = _fragment_lookahead(facts) if register_double else None
+    cover = (lat.fragment_cover(spec, ahead_fmas[0], wi.waves_per_simd, lds_lat, clock,
+                                lat.loaded_lds_latency_clk(calib, wi.waves_per_simd),
+                                ahead_fmas[1])
+             if ahead_fmas is not None else None)
     # the CU that holds the most edge blocks at once ends the launch (edge_tail.py)
     pile = edge_pile_term(int(edge_extra.inputs.get("edge_blocks", 0)) if
                           edge_extra.value > 0 else 0,
@@ -205,6 +211,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         terms["instruction_fetch_rate"] = fetch
     if end is not None:  # register-staged double buffer: its end tiles (thirty-fifth change)
         terms["end_tile_share"] = end
+    if cover is not None:
+        terms["fragment_cover"] = cover
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
     lat_g = g_lat.value
@@ -235,7 +243,21 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
                          if edge_extra.value > 0 and copies is None else 1.0),
         copy_share=copy_share, edge_pile=pile.value,
         end_share=end.value if end is not None else 0.0,
+        fragment_cover=cover.value if cover is not None else 1.0,
         terms=terms)
+
+
+def _fragment_lookahead(facts) -> tuple[float, str] | None:
+    """(D, where it comes from): the compile facts' fragment lookahead (a template dict's
+    `fragment_lookahead`, with `fragment_lookahead_source`, or KernelFacts'); None without."""
+    if facts is None:
+        return None
+    if isinstance(facts, dict):
+        d = facts.get("fragment_lookahead")
+        src = str(facts.get("fragment_lookahead_source", "template table"))
+    else:
+        d, src = getattr(facts, "fragment_lookahead", None), "compile facts"
+    return (float(d), src) if d is not None else None
 
 
 def _tail_round(desc: KernelDesc, spec, mix, wi, units: float) -> dict:

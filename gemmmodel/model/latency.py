@@ -80,6 +80,16 @@ Lookahead (overlap of one wave's own issue and LDS work, used by combine.py):
   nvcc and hipcc emit the one-step lookahead (the next step's LDS reads before this step's
   FMAs), but on AMD the overlap is not measured (no AMD GPU here), so the gfx9 specs leave
   d at 0: docs/model.md section 10 gives what the model predicts on AMD with d = 1.
+Fragment cover (a register-staged double buffer only, combine.py's q; thirty-sixth change):
+  phi = min(1, w * c_v * D / L_lds_clk)   D = the FMAs its main loop issues between an LDS
+                                     read and the first FMA that uses the fragment (compile
+                                     facts: gemmmodel.compile.lookahead; the device's own
+                                     build where run BH measured it); a warp's D FMAs span
+                                     about w * c_v * D clocks while the w warps of its
+                                     scheduler take turns. Its prefetch's staging registers
+                                     leave some bounds-checked builds no room to read ahead
+                                     (D 0-16 on the H200), and their warps wait on the LDS
+                                     at the FMAs on every tile (run BG)
 """
 
 from __future__ import annotations
@@ -168,6 +178,25 @@ def lookahead_streams(spec, tm: int, tn: int, uses_lds: bool, lds_latency_s: flo
                 "max(0, d * c_v * TM * TN / L_lds_clk - 1)",
                 {"d": steps, "c_v": c_v, "TM": tm, "TN": tn, "L_lds_clk": lat_clk, "x": x},
                 note=note)
+
+
+def fragment_cover(spec, lookahead_fmas: float, waves_per_simd: float, lds_latency_s: float,
+                   clock_hz: float, loaded_clk: float | None = None, source: str = "") -> Term:
+    """phi = min(1, w * c_v * D / L_lds_clk): the share of a fragment read's LDS latency that
+    a register-staged double buffer's warp hides under its own FMAs (combine.py's q).
+    D = the FMAs its main loop issues between an LDS read and the first FMA that uses the
+    fragment (compile facts, gemmmodel.compile.lookahead); the w warps of a scheduler take
+    turns, so those D FMAs span about w * c_v * D clocks; L_lds_clk = the LDS latency under
+    load at that w where measured (calibration smem_latency_loaded.json), else unloaded."""
+    c_v = valu_cycles_per_instr(spec)
+    w = max(float(waves_per_simd), 1.0)
+    lat_clk = max(loaded_clk if loaded_clk else lds_latency_s * clock_hz, 1e-9)
+    phi = min(1.0, w * c_v * max(float(lookahead_fmas), 0.0) / lat_clk)
+    return Term("fragment_cover", phi, "1", "min(1, w * c_v * D / L_lds_clk)",
+                {"w": w, "c_v": c_v, "D": float(lookahead_fmas), "L_lds_clk": lat_clk},
+                note="D: " + (source or "compile facts") + "; L_lds_clk: "
+                     + ("LDS latency under load at w (calibration)" if loaded_clk
+                        else "unloaded"))
 
 
 def end_tile_share(iters: int) -> Term:
