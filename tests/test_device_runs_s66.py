@@ -120,13 +120,16 @@ def test_round_65_doubling_m_grows_the_model_two_percent_too_much(family):
 
 def test_round_65_one_block_per_sm_register_staged_builds_run_slower_than_predicted(family):
     # M = 350: every launch is one round. The register-staged builds with one 8-warp block
-    # per SM are 0.14-0.25 log slower than the model; their single buffers within 0.04
+    # per SM were 0.14-0.25 log slower than the model; their single buffers within 0.04.
+    # The thirty-sixth change (session 67: they keep 0-1.7 FMAs of fragment lookahead on the
+    # device, fragment_cover 0-0.09) brings them to -0.065 ... -0.163
     for tile in ("32x128x32/4x4/p4", "64x64x32/4x4/p4", "32x128x32/4x4"):
         meas_s, pred_s, comp_s = family[(tile, 350)]
         meas_d, pred_d, comp_d = family[(tile + "/db", 350)]
         assert comp_d.units == comp_s.units == 1 and comp_d.w == 2
         assert abs(np.log(pred_s / meas_s)) < 0.045
-        assert -0.26 < np.log(pred_d / meas_d) < -0.13
+        assert -0.18 < np.log(pred_d / meas_d) < -0.05
+        assert comp_d.fragment_cover < 0.1
         # measured: the register-staged build is no faster than its single buffer
         assert meas_d > 0.99 * meas_s
 

@@ -63,8 +63,8 @@ def test_preregistered_scores(comparison):
     # cp.async builds, as on the H200's nine shapes)
     assert comparison["posthoc"]["mean_top1_pct_of_best"] == pytest.approx(97.33, abs=0.05)
     # MAPE 8.1 % with the thirty-fifth (session 65: a register-staged double buffer's end
-    # tiles)
-    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.081, abs=0.001)
+    # tiles), 8.0 % with the thirty-sixth (session 67: its fragment cover)
+    assert comparison["posthoc"]["time_error"]["mape"] == pytest.approx(0.080, abs=0.001)
     assert comparison["order"][:3] == ["preregistered", "preregistered_from_h200", "posthoc"]
 
 
@@ -119,15 +119,16 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # three warps per scheduler (session 56: 5.83 %, 0.8918), then the cp.async copies in
     # series (session 59: 6.03 %, 0.8896), then their exposure (session 60: 5.89 %, 0.8915),
     # then the edge-block pile-up (session 62: 5.77 %, 0.8917), then the register-staged
-    # double buffers (session 63)
-    assert res["mape"] == pytest.approx(0.0569, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8946, abs=0.0005)
+    # double buffers (session 63: 5.69 %, 0.8946), then their fragment cover (session 67)
+    assert res["mape"] == pytest.approx(0.0566, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8952, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
-    # 0.0592 before session 62, 0.0582 / 0.8924 before session 63
+    # 0.0592 before session 62, 0.0582 / 0.8924 before session 63, 0.0578 / 0.8960 before
+    # session 67
     assert moved["mape"] == pytest.approx(0.0578, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8960, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8967, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]

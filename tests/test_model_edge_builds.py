@@ -77,14 +77,17 @@ def test_register_staged_double_buffers_lose_no_overlap_at_tile_multiples(check)
     # docs/model.md "Session 63" (thirty-fourth change): with the full overlap loss q the
     # model put the EDGE=1 (register-staged) double buffers +0.110 log too slow, most at
     # w = 2; with q x checked_share (0 here: no block takes the checked loads) -0.028; with
-    # the end tiles (session 65) -0.027
+    # the end tiles (session 65) -0.027; with the fragment cover (session 67) -0.019
     groups = {(g["buffering"], g["build"]): g for g in check["groups"]}
     reg = groups[("double (registers)", "EDGE=1")]
     assert abs(reg["mean_log_error"]) < 0.05 and reg["mape"] < 0.08
     by_w = {r["w"]: r for r in check["register_double_by_w"]}
     # only their end tiles lose overlap (thirty-fifth change: 1 / n of the full q, n = K / BK
-    # of 64-256 tiles here)
-    assert all(0.0 < r["overlap_loss_share"] < 0.003 for r in by_w.values())
+    # of 64-256 tiles here; at most 0.003 of the pipes' time), and at one block per SM also
+    # the tiles whose fragments are read too late (thirty-sixth change: 0.0076 at w = 2,
+    # 0.0145 at w = 4; -0.027 -> -0.019 log over the group)
+    assert all(0.0 < r["overlap_loss_share"] < 0.02 for r in by_w.values())
+    assert by_w[2.0]["overlap_loss_share"] > 0.005 and by_w[4.0]["overlap_loss_share"] > 0.01
     assert all(abs(r["mean_log_error"]) < 0.07 for w, r in by_w.items() if r["n"] >= 10)
     # measured EDGE=1 faster than EDGE=0 (cp.async) by 0.165 / 0.108 log; the model now
     # has it faster by 0.173 / 0.140 (before: -0.040 / +0.003)

@@ -151,3 +151,31 @@ def test_round_65_first_shape_the_prefetch_without_lookahead_is_no_faster():
     db = evaluate(components("32x128x32/4x4/p4/db", M350), th)["total"]
     single = evaluate(components("32x128x32/4x4/p4", M350), th)["total"]
     assert db > 0.97 * single
+
+
+def test_the_cover_counts_at_one_block_per_sm_only():
+    # a second resident block's warps issue under one block's fragment waits: from u = 2 the
+    # same q whatever the cover (round 65's 32x64x32/4x4/p4/db, two blocks per SM at M = 350)
+    th = theta()
+    two = components("32x64x32/4x4/p4/db", M350)
+    assert two.units >= 2 and two.mode_code == MODES["double"] and two.copy_share == 0
+    assert evaluate(replace(two, fragment_cover=0.0), th)["q"] == pytest.approx(
+        evaluate(replace(two, fragment_cover=1.0), th)["q"])
+    one = components("32x128x32/4x4/p4/db", M350)
+    assert one.units == 1
+    assert evaluate(replace(one, fragment_cover=0.0), th)["q"] > 1.5 * evaluate(
+        replace(one, fragment_cover=1.0), th)["q"]
+
+
+def test_the_stamped_edge_blocks_keep_their_fitted_scale():
+    # the eleven stamped register-staged launches (runs U, AB, AE, AQ) have two or more
+    # blocks per SM, so the cover leaves their rho_model and edge_tail_scale_db's least
+    # squares (0.63) as they were; with the cover at every u the fit would move to 0.74
+    from gemmmodel.model.edge_tail import fit_edge_tail_scale
+
+    res = fit_edge_tail_scale("h200", double=True)
+    assert res["scale"] == pytest.approx(0.63, abs=0.005)
+    for row in res["rows"]:
+        cfg = row["config"]
+        size = tuple(int(x) for x in row["size"].split("x")) + (1,)
+        assert components(cfg, size).units >= 2

@@ -42,13 +42,16 @@
       1) the build is a single buffer with extra code and takes the full q. The first round's
       64x64x32x30 sweep had its register-staged builds of 1-4 tiles 0.145 log faster than
       its single buffers against the measurement; 0.073 with the ends.
-      Thirty-sixth change (session 67): q x (v + (1 - v)(1 - phi)), v the share above and
-      phi = Components fragment_cover = min(1, w c_v D / L_lds_clk) (latency.fragment_cover;
-      D = the FMAs the loop issues between an LDS read and the first FMA that uses its
-      fragment, compile facts). The prefetch's staging registers crowd the fragments: some
-      bounds-checked builds read them just before use (D 0-16 on the device, run BH), and
-      their warps then wait on the LDS at the FMAs (run BG: short_scoreboard 1.9-2.7x the
-      single buffer's), so the covered tiles lose overlap too. phi = 1 where D is unknown.
+      Thirty-sixth change (session 67): at one resident block per SM (u = 1), q x (v + (1 -
+      v)(1 - phi)), v the share above and phi = Components fragment_cover = min(1, w c_v D /
+      L_lds_clk) (latency.fragment_cover; D = the FMAs the loop issues between an LDS read
+      and the first FMA that uses its fragment, compile facts). The prefetch's staging
+      registers crowd the fragments: some bounds-checked builds read them just before use
+      (D 0-16 on the device, run BH), and their warps then wait on the LDS at the FMAs (run
+      BG: short_scoreboard 1.9-2.7x the single buffer's), so the covered tiles lose overlap
+      too. A block's warps reach those reads together (between the same barriers), so only
+      another block's warps can issue under them: with u >= 2 the term is off. phi = 1
+      where D is unknown.
     A cp.async double buffer (copy_share c > 0; thirty-first change, device runs AV and
       AW): t_cu = P_top / (1 - q) + t_copies, with P = {issue, (1 - c) * lds}: its copies'
       shared-memory writes and L1 line cycles (the share c of its LDS pipe, assemble.py) run
@@ -311,11 +314,12 @@ def _rounds_part(a: dict, th: dict) -> dict:
     # loads (thirty-fourth change; runs P, AY: +0.110 / +0.221 log too slow with the full q)
     # and on its end tiles (thirty-fifth change): the last computes with no loads in flight
     waiting = _waiting_share(a)
-    # and, on the other tiles, where its loop reads the fragments too late for its own FMAs
-    # to hide the LDS latency (session 67: 1 - fragment_cover of them lose it too)
-    cover = np.atleast_1d(a.get("fragment_cover", 1.0)) * np.ones_like(waiting)
-    q = np.where(_register_double(a, share),
-                 (waiting + (1.0 - waiting) * (1.0 - np.clip(cover, 0.0, 1.0))) * q, q)
+    # and, at one resident block per SM, on the other tiles too where its loop reads the
+    # fragments too late for its own FMAs to hide the LDS latency (thirty-sixth change,
+    # session 67): 1 - fragment_cover of them; a second block's warps issue under the wait
+    lost = np.where(np.atleast_1d(a["units"]) * np.ones_like(waiting) < 1.5,
+                    1.0 - np.clip(np.atleast_1d(a.get("fragment_cover", 1.0)), 0.0, 1.0), 0.0)
+    q = np.where(_register_double(a, share), (waiting + (1.0 - waiting) * lost) * q, q)
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(np.maximum(shared, top + loss + copies), np.atleast_1d(pipes["lds"]))
@@ -421,8 +425,8 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                     "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), ") +
                    "q = (1 - P_top / (P_issue + P_lds)) ** s, "
                    "s = b + (w - b + a) / overlap_loss, b = min(w, u); a register-staged "
-                   "double buffer: q x (v + (1 - v) * (1 - fragment_cover)), v = "
-                   "checked_share + (1 - checked_share) * end_share; "
+                   "double buffer: q x (v + (1 - v) * lost), v = checked_share + (1 - "
+                   "checked_share) * end_share, lost = 1 - fragment_cover at u = 1, else 0; "
                    "full rounds and a partial last round each (t_last_round_s)",
                    {"max_pipe_s": parts["top"], "overlap_loss": th["overlap_loss"],
                     "w": comp.w, "a": comp.lookahead, "u": comp.units,
