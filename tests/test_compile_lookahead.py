@@ -55,3 +55,34 @@ def test_run_bh_bounds_checked_register_staged_builds_lose_their_lookahead():
         assert ahead(tile + "/db", "batched") > 25.0
     # the pair where the /db is measured faster (run BG's exception) keeps its lookahead
     assert ahead("32x64x32/4x4/p4/db", "edge") > 25.0
+
+
+def test_amdgcn_ranges_and_fma_forms():
+    # hipcc's one-step lookahead (gfx906 ISA of the template): the next step's fragments
+    # v[43:46] / v[47:50] are read before this step's 16 v_fmac on v[35:42]
+    amd = [Instr("ds_read_b128", "other", operands="v[43:46], v52 offset:256"),
+           Instr("ds_read_b128", "other", operands="v[47:50], v51 offset:8448"),
+           Instr("s_waitcnt", "other", operands="lgkmcnt(2)"),
+           *[Instr("v_fmac_f32_e32", "other", operands=f"v{11 + i}, v{35 + i % 4}, v39")
+             for i in range(16)],
+           Instr("v_pk_fma_f32", "other", operands="v[0:1], v[43:44], v[47:48], v[0:1]")]
+    assert fragment_lookahead(amd, "amd") == (pytest.approx(16.0), 2)
+    # the accumulator (first operand) is not a read of the fragment; s registers are not v
+    late = [Instr("ds_read_b32", "other", operands="v60, v52"),
+            Instr("v_fmac_f32_e32", "other", operands="v60, v1, v2"),
+            Instr("v_fma_f32", "other", operands="v3, s60, v4, v3"),
+            Instr("v_mac_f32_e32", "other", operands="v5, v60, v6")]
+    assert fragment_lookahead(late, "amd") == (pytest.approx(2.0), 1)
+    with pytest.raises(ValueError):
+        fragment_lookahead(late, "intel")
+
+
+def test_the_compile_facts_tables_carry_it_for_both_vendors():
+    # every catalogue kernel with SASS or AMDGCN has a value (PTX-only sm_61 has none)
+    from gemmmodel.compile.table import load_compile_facts
+
+    df = load_compile_facts()
+    ok = df[df["status"] == "ok"]
+    for target in ("gfx900", "gfx906", "gfx908", "gfx90a", "sm_80", "sm_90"):
+        assert ok[ok["target"] == target]["fragment_lookahead"].notna().sum() >= 20, target
+    assert ok[ok["target"] == "sm_61"]["fragment_lookahead"].isna().all()

@@ -52,7 +52,7 @@ def test_the_loaded_latency_grows_with_the_warps_that_take_turns():
 
 
 def test_the_h200_and_h100_take_the_devices_builds_else_the_local_table(monkeypatch):
-    import gemmmodel.compile.table as table
+    from gemmmodel.compile import table
 
     device, folder = device_fragment_lookahead("h200")
     assert len(device) == 3 * 372 and folder == "h200"
@@ -75,7 +75,7 @@ def test_the_h200_and_h100_take_the_devices_builds_else_the_local_table(monkeypa
 
 
 def test_a_sibling_needs_the_same_target_and_one_nvrtc_version(monkeypatch):
-    import gemmmodel.compile.table as table
+    from gemmmodel.compile import table
 
     assert table._nvrtc_versions("h100") == {"13.0"} == table._nvrtc_versions("h200")
     assert table._nvrtc_siblings("h100", "h100") == ["h200"]

@@ -498,6 +498,25 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (90.26, 93.36, 98.32, 99.29), 0.0626,
      ["1400x1400x1600", "1400x1400x256", "1400x1400x4000", "1400x1400x640", "1400x1400x96"],
      []),
+    # 67 (cfd8887, the thirty-sixth change with the fragment cover at every occupancy),
+    # ranked before its sweep (device run F at 5cef925): an N family at M = 1400, K = 1200
+    # (N = 350 ... 11200). The model's worst: 1400x350x1200 (94.8 %, 32x64x32/4x4/db
+    # picked, best 32x64x32/4x4/p4/db, its rank 3). Session 66's model makes the same six
+    # picks. The neighbours pick the best at two shapes and are below 95 % at N = 350 only
+    ("heldout67", 66, "cfd8887", (94.83, 96.76, 97.78, 99.19), 0.0850,
+     (94.83, 98.81, 99.36, 99.81), 0.0513,
+     ["1400x350x1200"],
+     ["1400x5600x1200", "1400x700x1200"]),
+    # 68 (1e00332, the thirty-sixth change's kept form: at one block per SM only), ranked
+    # before its sweep (device run F at 4cb5d94): six shapes off every tile, about one round
+    # of the large tiles. The model's worst: 1100x1100x3000 (84.8 %) and 900x1300x2000
+    # (87.4 %), both 64x32x16/4x4/db picked, best 64x64x16/8x4/p4/db (its rank 28 and 26).
+    # Session 66's model makes the same six picks. The neighbours are below 95 % at
+    # 1300x1000x1500 only
+    ("heldout68", 67, "1e00332", (84.81, 92.11, 91.83, 95.06), 0.0798,
+     (89.10, 96.57, 96.87, 99.48), 0.0579,
+     ["1300x1000x1500"],
+     ["1200x1200x900", "1450x1250x1800"]),
 ]
 
 

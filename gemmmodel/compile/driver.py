@@ -15,11 +15,11 @@ from gemmmodel.compile.cache import cache_get, cache_key, cache_put, source_clos
 from gemmmodel.compile.facts import KernelFacts, empty_mix
 from gemmmodel.compile.isa_amd import amd_kernel_names, parse_amd_asm, parse_amd_remarks
 from gemmmodel.compile.listing import Listing, count_mix
+from gemmmodel.compile.lookahead import fragment_lookahead
 from gemmmodel.compile.loops import find_main_loop, reachable_instructions
 from gemmmodel.compile.ptx import parse_ptx
 from gemmmodel.compile.routes import Route, choose_route, run_route
 from gemmmodel.compile.sass import parse_ptxas_info, parse_sass
-from gemmmodel.compile.lookahead import fragment_lookahead
 from gemmmodel.compile.trips import load_round_trips
 from gemmmodel.errors import BadArgument, CompileError, KernelNotFound
 
