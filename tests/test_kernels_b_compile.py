@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from gemmmodel.compile.lookahead import _amd_regs
+
 try:  # Python 3.11+
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -33,17 +35,9 @@ with (KERNELS / "catalogue.toml").open("rb") as _fh:
 ASM_KERNELS = ["7.4", "7.6", "7.8"]
 ASM_TARGETS = ["gfx906", "gfx908", "gfx90a"]
 
-_VREG = re.compile(r"\bv(\d+)\b|\bv\[(\d+):(\d+)\]")
 _WAIT = re.compile(r"\b(vmcnt|lgkmcnt)\((\d+)\)")
 _LABEL = re.compile(r"^[.\w$]+:$")
 _BRANCH = ("s_branch", "s_cbranch", "s_setpc", "s_endpgm")
-
-
-def _vregs(text: str) -> set[int]:
-    regs: set[int] = set()
-    for one, lo, hi in _VREG.findall(text):
-        regs.update([int(one)] if one else range(int(lo), int(hi) + 1))
-    return regs
 
 
 def _counters(op: str) -> tuple[list[str], bool]:
@@ -92,14 +86,14 @@ def inflight_violations(listing: str, entry: str) -> list[str]:
             continue
         operands = code[len(op):]
         for item in pending:
-            if item["dst"] & _vregs(operands):
+            if item["dst"] & _amd_regs(operands):
                 problems.append(f"{item['code']} in flight, touched by '{code}'")
         counters, returns = _counters(op)
         first = operands.split(",")[0]
         for counter in counters:
             queues["lgkm" if counter.startswith("lgkm") else "vm"].append({
                 "code": code, "asm": in_asm, "smem": counter == "lgkm_smem",
-                "dst": _vregs(first) if returns and in_asm else set()})
+                "dst": _amd_regs(first) if returns and in_asm else set()})
     return problems
 
 
