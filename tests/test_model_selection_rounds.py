@@ -517,6 +517,17 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (89.10, 96.57, 96.87, 99.48), 0.0579,
      ["1300x1000x1500"],
      ["1200x1200x900", "1450x1250x1800"]),
+    # 69 (4edba8f, session 67's model; session 68 changed nothing), ranked before its sweep
+    # (device run F at 9283e61): an M family at N = 1800, K = 1600 (M = 225 ... 7200). The
+    # model's worst: 7200x1800x1600 (92.0 %, 64x128x16/8x8/db picked, best
+    # 128x128x8/8x8/p4/db, its rank 18) and 1800x1800x1600 (93.6 %, 128x256x16/8x8/db/s8
+    # picked, best 64x64x16/8x4/p4/db, its rank 11; the same best at 3600x1800x1600, rank
+    # 16, as at five of round 68's shapes). The neighbours are below 95 % at
+    # 3600x1800x1600 only and pick no shape's best
+    ("heldout69", 68, "4edba8f", (92.04, 96.20, 94.66, 97.25), 0.0983,
+     (91.05, 97.34, 94.66, 98.40), 0.0589,
+     ["3600x1800x1600"],
+     []),
 ]
 
 

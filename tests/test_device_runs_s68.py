@@ -1,0 +1,85 @@
+"""Session 68 (docs/model.md "Session 68"): device run BJ (tools/device/run_bj.sh: ncu warp
+states and per-SASS stall samples at round 68's worst shape, 1100x1100x3000) and what the
+model makes of the two register-staged double buffers it ranks the wrong way round there.
+CPU only: these read the committed data."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+from ncu_counters import counter, launches, stall
+from test_ncu_run_z import _num, pages_of, samples
+
+from gemmmodel import CALIBRATION_DIR
+
+FOLDER = CALIBRATION_DIR / "h200"
+SHAPE = "1100x1100x3000"
+SHORT_READ, LONG_READ = "64x32x16/4x4/db", "64x64x16/8x4/p4/db"
+
+
+def _run() -> dict:
+    return launches(f"ncu_bj_{SHAPE}.txt")
+
+
+def _pages() -> dict:
+    return pages_of(gzip.decompress((FOLDER / f"ncu_bj_src_{SHAPE}.txt.gz").read_bytes())
+                    .decode())
+
+
+def test_run_bj_provenance():
+    gpu = (FOLDER / "gpu_bj.txt").read_text()
+    assert "NVIDIA H200" in gpu and "580.159.04" in gpu and "commit 9283e61" in gpu
+    expected = {SHORT_READ, LONG_READ, "64x32x16/4x4", "64x64x16/8x4/p4"}
+    assert set(_run()) == expected and set(_pages()) == expected
+
+
+def test_run_bj_the_short_lookahead_build_waits_on_its_fragments():
+    # 64x32x16/4x4/db (device D 12.1 FMAs, 4.6 warps per scheduler) puts 5.5 warps per
+    # issue on short_scoreboard and issues on 55 % of cycles; 64x64x16/8x4/p4/db (D 40.7,
+    # 2.4 warps) 0.69 and 71 %
+    run = _run()
+    short, long_ = run[SHORT_READ], run[LONG_READ]
+    assert stall(short, "short_scoreboard") > 5.0
+    assert stall(long_, "short_scoreboard") < 0.8
+    assert stall(short, "short_scoreboard") > 7 * stall(long_, "short_scoreboard")
+    issue = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+    assert counter(short, issue) < 60 < 65 < counter(long_, issue)
+    warps = "smsp__warps_active.avg.per_cycle_active"
+    assert counter(short, warps) > 4.0 > 3.0 > counter(long_, warps)
+
+
+def test_run_bj_the_waits_sit_at_the_first_ffma_after_each_lds():
+    # per SASS instruction: the FFMAs hold 61 % of all the short-lookahead build's warp
+    # samples on short_scoreboard (the FFMA right after an LDS.128 each time), 18 % of the
+    # other's
+    pages = _pages()
+    for cfg, lo, hi in ((SHORT_READ, 0.55, 0.70), (LONG_READ, 0.12, 0.25)):
+        rows = pages[cfg]
+        total = sum(_num(r, "Warp Stall Sampling (All Samples)") for r in rows)
+        assert lo < samples(rows, "FFMA", "stall_short_sb") / total < hi
+        # the heaviest FFMA follows an LDS directly
+        ffma = [i for i, r in enumerate(rows) if r["Source"].split()[0].startswith("FFMA")]
+        worst = max(ffma, key=lambda i: _num(rows[i], "stall_short_sb"))
+        assert rows[worst - 1]["Source"].split()[0].startswith("LDS")
+
+
+def test_round_68_the_model_ranks_the_two_builds_the_wrong_way_round():
+    # the measured order at 1100x1100x3000: the long-lookahead build 15 % faster; the model
+    # (session 67's, unchanged in session 68) has the short-lookahead build faster. This
+    # pins the miss docs/model.md "Session 68" describes; a change that fixes it moves it
+    from pathlib import Path
+
+    from gemmmodel.model.selection import posthoc_predictions, sweep_measured
+    from gemmmodel.spec import load_spec
+
+    shape = (1100, 1100, 3000, 1)
+    measured = sweep_measured(Path(FOLDER), "heldout68")
+    keys = [(SHORT_READ, shape), (LONG_READ, shape)]
+    pred = posthoc_predictions(Path(FOLDER), load_spec("h200"), keys)
+    assert measured[keys[1]] < 0.88 * measured[keys[0]]
+    assert pred[keys[0]] < pred[keys[1]]
+    # the model: the short-lookahead build within 7 % too fast, the other 15-20 % too slow
+    assert np.log(pred[keys[0]] / measured[keys[0]]) == pytest.approx(-0.06, abs=0.03)
+    assert np.log(pred[keys[1]] / measured[keys[1]]) == pytest.approx(0.17, abs=0.03)
