@@ -83,3 +83,44 @@ def test_round_68_the_model_ranks_the_two_builds_the_wrong_way_round():
     # the model: the short-lookahead build within 7 % too fast, the other 15-20 % too slow
     assert np.log(pred[keys[0]] / measured[keys[0]]) == pytest.approx(-0.06, abs=0.03)
     assert np.log(pred[keys[1]] / measured[keys[1]]) == pytest.approx(0.17, abs=0.03)
+
+
+def _stamps() -> list:
+    import json
+
+    return json.loads((FOLDER / "block_stamps_bk.json").read_text())["runs"]
+
+
+def _sm_ends(run) -> dict:
+    """{blocks an SM ran: [its last block's end (us) per such SM]} of one stamped launch."""
+    sm = np.array(run["sm"])
+    start = np.array(run["start_ns"]) / 1e3
+    end = np.array(run["end_ns"]) / 1e3 - start.min()
+    out: dict = {}
+    for s in set(sm.tolist()):
+        mine = sm == s
+        out.setdefault(int(mine.sum()), []).append(float(end[mine].max()))
+    return out
+
+
+def test_run_bk_provenance_and_not_edge_tail_training_data():
+    from gemmmodel.model.edge_tail import STAMP_GLOB
+
+    gpu = (FOLDER / "gpu_bk.txt").read_text()
+    assert "NVIDIA H200" in gpu and "580.159.04" in gpu and "commit 4179ce7" in gpu
+    runs = _stamps()
+    assert len(runs) == 3 * 4 * 3   # three shapes, four configs, three repeats
+    assert not (FOLDER / "block_stamps_bk.json").match(STAMP_GLOB)
+
+
+def test_run_bk_one_round_the_edge_block_ends_the_launch():
+    # 1100x1100x3000, one round (324 blocks, 2 or 3 per SM): the launch ends with an edge
+    # block in every repeat; for 64x64x16/8x4/p4/db it runs 1.42x the interior median and
+    # ends 50 us after its three-block SMs' median (the model's t_edge: 96 us)
+    runs = [r for r in _stamps() if r["size"] == SHAPE and r["config"] == LONG_READ]
+    for r in runs:
+        assert r["block_us_edge"] == pytest.approx(r["makespan_us"], rel=0.01)
+        assert 1.35 < r["block_us_edge"] / r["block_us_interior"] < 1.50
+        ends = _sm_ends(r)
+        assert set(ends) == {2, 3}
+        assert 40 < max(ends[3]) - np.median(ends[3]) < 60
