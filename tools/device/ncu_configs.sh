@@ -77,3 +77,15 @@ sweep_file() {
   timeout $(($3 + 15)) python3 tools/device/acceptance.py sweep --shapes $1 --sweep-file $2 \
     --budget-s $3 --out $OUT ${4:-} 2>&1 | tail -1
 }
+
+# stall_metrics TAG: run_header TAG, then $m = the issue counters plus the shared-memory and
+# global instruction counts and the LSU and FMA pipes' busy shares (runs BI and BJ).
+stall_metrics() {
+  run_header $1
+  m=$NCU_ISSUE_METRICS
+  ncu_known $1 .sum smsp__inst_executed_op_shared_ld smsp__inst_executed_op_shared_st \
+    smsp__inst_executed_op_global_ld l1tex__data_pipe_lsu_wavefronts_mem_shared
+  ncu_known $1 .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts \
+    sm__pipe_fma_cycles_active
+  rm -f $OUT/ncu_$1_query.txt
+}

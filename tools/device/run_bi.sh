@@ -10,12 +10,7 @@
 #   GEMMMODEL_COMMIT=<sha> bash tools/device/run_bi.sh
 set -u
 . tools/device/ncu_configs.sh
-run_header bi
-m=$NCU_ISSUE_METRICS
-ncu_known bi .sum smsp__inst_executed_op_shared_ld smsp__inst_executed_op_shared_st \
-  smsp__inst_executed_op_global_ld l1tex__data_pipe_lsu_wavefronts_mem_shared
-ncu_known bi .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts sm__pipe_fma_cycles_active
-rm -f $OUT/ncu_bi_query.txt
+stall_metrics bi
 for size in 1400x1400x4000 1408x1408x4096; do
   ncu_source bi $size 128x128x8/8x8/p4 128x128x16/8x8/p4 128x128x32/8x8/p4
 done

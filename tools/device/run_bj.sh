@@ -10,12 +10,7 @@
 #   GEMMMODEL_COMMIT=<sha> bash tools/device/run_bj.sh
 set -u
 . tools/device/ncu_configs.sh
-run_header bj
-m=$NCU_ISSUE_METRICS
-ncu_known bj .sum smsp__inst_executed_op_shared_ld smsp__inst_executed_op_shared_st \
-  smsp__inst_executed_op_global_ld l1tex__data_pipe_lsu_wavefronts_mem_shared
-ncu_known bj .avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts sm__pipe_fma_cycles_active
-rm -f $OUT/ncu_bj_query.txt
+stall_metrics bj
 ncu_source bj 1100x1100x3000 64x32x16/4x4/db 64x64x16/8x4/p4/db 64x32x16/4x4 64x64x16/8x4/p4
 gzip -9 $OUT/ncu_bj_src_*.txt
 ls -la $OUT
