@@ -4,12 +4,12 @@ buffer's edge blocks (checked loads every tile) set the launch's time; with the
 bounds-checked build forced at 1088x896x5200 (no edge tile) every block runs as the
 interior ones. ncu: the batched BK 32 8x8 build waits on instruction fetch."""
 
-import gzip
 import json
 from statistics import median
 
 import pytest
-from test_ncu_run_z import pages_of, share
+from test_ncu_run_z import share
+from test_ncu_run_z import source_pages as run_z_pages
 
 from gemmmodel import CALIBRATION_DIR
 
@@ -48,7 +48,7 @@ def test_edge_blocks_of_the_register_double_buffer_set_the_launch_time():
 
 def source_pages(shape):
     """{config: [row dict per SASS instruction]} of ncu_ab_src_<shape>.txt.gz."""
-    return pages_of(gzip.decompress((FOLDER / f"ncu_ab_src_{shape}.txt.gz").read_bytes()).decode())
+    return run_z_pages(shape, "ab")
 
 
 def no_inst(rows):

@@ -140,12 +140,9 @@ def test_run_bd_dram_latency_is_flat_under_load():
 
 def _be_pages() -> dict:
     """{config: [row dict per SASS instruction]} of run BE's source pages."""
-    import gzip
+    from test_ncu_run_z import source_pages
 
-    from test_ncu_run_z import pages_of
-
-    return pages_of(gzip.decompress(
-        (FOLDER / "ncu_be_src_12288x192x448.txt.gz").read_bytes()).decode())
+    return source_pages("12288x192x448", "be")
 
 
 def test_run_be_register_staging_trades_the_global_wait_for_fragment_waits():

@@ -5,12 +5,10 @@ buffers from that family). CPU only: these read the committed data."""
 
 from __future__ import annotations
 
-import gzip
-
 import numpy as np
 import pytest
 from ncu_counters import counter, launches
-from test_ncu_run_z import _num, pages_of, samples
+from test_ncu_run_z import _num, samples, source_pages
 
 from gemmmodel import CALIBRATION_DIR
 
@@ -20,8 +18,7 @@ SMALL, LARGE = "350x1400x1200", "11200x1400x1200"
 
 def _pages(shape: str) -> dict:
     """{config: [row dict per SASS instruction]} of run BG's source page at `shape`."""
-    return pages_of(gzip.decompress((FOLDER / f"ncu_bg_src_{shape}.txt.gz").read_bytes())
-                    .decode())
+    return source_pages(shape, "bg")
 
 
 def _all(rows) -> float:

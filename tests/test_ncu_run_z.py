@@ -14,9 +14,11 @@ from gemmmodel.ingest import parse_number
 FOLDER = CALIBRATION_DIR / "h200"
 
 
-def source_pages(shape: str) -> dict:
-    """{config: [row dict per SASS instruction]} of ncu_z_src_<shape>.txt.gz."""
-    return pages_of(gzip.decompress((FOLDER / f"ncu_z_src_{shape}.txt.gz").read_bytes()).decode())
+def source_pages(shape: str, run: str = "z") -> dict:
+    """{config: [row dict per SASS instruction]} of device run `run`'s source page at
+    `shape`, calibration/h200/ncu_<run>_src_<shape>.txt.gz."""
+    return pages_of(gzip.decompress((FOLDER / f"ncu_{run}_src_{shape}.txt.gz").read_bytes())
+                    .decode())
 
 
 def pages_of(text: str) -> dict:
