@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from gemmmodel.model.assemble import assemble, flop, normalise_shape
 from gemmmodel.model.calib import DEFAULT_FIT, Calib, load_calib
-from gemmmodel.model.combine import Components, bottleneck, build_tree, evaluate
+from gemmmodel.model.combine import Components, evaluate
+from gemmmodel.model.combine_tree import bottleneck, build_tree
 from gemmmodel.model.terms import Term
 
 
