@@ -528,6 +528,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (91.05, 97.34, 94.66, 98.40), 0.0589,
      ["3600x1800x1600"],
      []),
+    # 70 (6d8b1fd, session 68's model; ranked in session 69 before its sweep, device run F at
+    # 93fde96): a batch family at 192x192x384 (batch 12 ... 384, 108 ... 3456 blocks of 64x64).
+    # The model's worst: batch 96 (93.0 %, 64x64x16/4x8/p4/db picked, best 64x64x16/8x8/p4/db)
+    # and batch 12 (97.2 %, 32x64x32/4x4/p4/db picked, best 64x64x32/8x4/p4/db); it picks the
+    # best at batch 24, 48 and 384. The neighbours miss at batch 96 (83.7 %) and pick the best
+    # at batch 48 and 384
+    ("heldout70", 69, "6d8b1fd", (93.04, 98.22, 97.23, 99.38), 0.0878,
+     (83.72, 95.96, 97.16, 98.85), 0.0699,
+     ["192x192x384x96"],
+     ["192x192x384x384", "192x192x384x48"]),
 ]
 
 
