@@ -538,6 +538,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (83.72, 95.96, 97.16, 98.85), 0.0699,
      ["192x192x384x96"],
      ["192x192x384x384", "192x192x384x48"]),
+    # 71 (9e74e0a, the same model; ranked in session 69 before its sweep, device run F at
+    # 34a5036): a diagonal family M = N, K = 2M (384 ... 3072), plain builds. The model's
+    # worst: 1920x1920x3840 (92.7 %, 64x64x8/8x4/p4 picked, best 128x64x16/8x8/p4, its rank
+    # 10) and 1536x1536x3072 (93.8 %); it picks the best at 384 and 768. At 3072x3072x6144
+    # both rankings pick 64x128x32/8x8/p4 (95.0 %; the best, 128x64x16/8x8/p4, the model's
+    # rank 35)
+    ("heldout71", 70, "9e74e0a", (92.72, 96.13, 94.97, 97.99), 0.0773,
+     (93.28, 98.04, 94.97, 99.16), 0.0575,
+     ["1152x1152x2304", "3072x3072x6144"],
+     ["1536x1536x3072", "1920x1920x3840", "384x384x768", "768x768x1536"]),
 ]
 
 
