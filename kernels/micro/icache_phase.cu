@@ -46,14 +46,6 @@ extern "C" __global__ void mb_icache_phase(int passes, int trips, int skew, floa
   }
   const unsigned long long c1 = mb_clock();
   const unsigned long long g1 = mb_globaltimer_ns();
-  if (threadIdx.x == 0) {
-    unsigned id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    timing[4 * blockIdx.x + 0] = c1 - c0;
-    timing[4 * blockIdx.x + 1] = g1 - g0;
-    timing[4 * blockIdx.x + 2] = g0;
-    timing[4 * blockIdx.x + 3] = g1;
-    smids[blockIdx.x] = id;
-  }
+  mb_store_block_stamps(timing, smids, c0, c1, g0, g1);
   sink[blockIdx.x * blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
 }

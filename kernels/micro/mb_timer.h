@@ -23,3 +23,22 @@ __device__ __forceinline__ void mb_store_timing(unsigned long long* timing, unsi
   timing[blockIdx.x * MB_TIMING_SLOTS + 0] = c1 - c0;
   timing[blockIdx.x * MB_TIMING_SLOTS + 1] = g1 - g0;
 }
+
+// The per-block stamps of the launch-placement microbenchmarks (mb_icache, mb_icache_phase):
+// four slots per block [cycles, ns, start ns, end ns] and the SM the block ran on, written
+// by thread 0 (its tools read the start/end times to prove how the blocks were placed).
+__device__ __forceinline__ void mb_store_block_stamps(unsigned long long* timing,
+                                                      unsigned* smids, unsigned long long c0,
+                                                      unsigned long long c1,
+                                                      unsigned long long g0,
+                                                      unsigned long long g1) {
+  if (threadIdx.x == 0) {
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    timing[4 * blockIdx.x + 0] = c1 - c0;
+    timing[4 * blockIdx.x + 1] = g1 - g0;
+    timing[4 * blockIdx.x + 2] = g0;
+    timing[4 * blockIdx.x + 3] = g1;
+    smids[blockIdx.x] = id;
+  }
+}

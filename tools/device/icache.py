@@ -43,10 +43,12 @@ SMEM_PER_SM = 228 * 1024
 ENTRY = "mb_icache"
 
 
-def blocks_smem(rt, module, nb: int, threads: int = THREADS) -> int | None:
-    """Dynamic shared bytes with which exactly nb blocks fit on an SM (None: cannot)."""
+def blocks_smem(rt, module, nb: int, threads: int = THREADS,
+                entry: str = ENTRY) -> int | None:
+    """Dynamic shared bytes with which exactly nb blocks of `entry` fit on an SM (None:
+    cannot)."""
     def fits(dyn):
-        return rt.occupancy(module, ENTRY, threads, dyn)
+        return rt.occupancy(module, entry, threads, dyn)
     if fits(0) <= nb:
         return 0 if fits(0) == nb else None
     lo, hi = 0, SMEM_PER_SM - 1024
@@ -54,6 +56,26 @@ def blocks_smem(rt, module, nb: int, threads: int = THREADS) -> int | None:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) >= nb else (lo, mid)
     return lo if fits(lo) == nb else None
+
+
+def timed_spans(rt, launch, grid: int, timing, smids) -> tuple[list, list, list, Counter]:
+    """REPEATS + 1 calls of `launch()` (the first a warm-up) of a kernel that writes
+    mb_store_block_stamps: per timed launch the median over SMs of each SM's span (first
+    block start to last block end, ns), the median clock (cycles per ns) and the fewest
+    blocks an SM held at once; and how many blocks each SM ran (the last launch)."""
+    spans, clocks, together = [], [], []
+    for i in range(REPEATS + 1):
+        launch()
+        rt.synchronize()
+        t = rt.download(timing, (grid, 4), np.uint64).astype(np.float64)
+        sm = rt.download(smids, (grid,), np.uint32)
+        if i == 0:
+            continue
+        clocks.append(float(np.median(t[:, 0] / t[:, 1])))
+        per_sm = [t[sm == s] for s in np.unique(sm)]
+        spans.append(float(np.median([b[:, 3].max() - b[:, 2].min() for b in per_sm])))
+        together.append(min(concurrent(b[:, 2], b[:, 3]) for b in per_sm))
+    return spans, clocks, together, Counter(sm.tolist())
 
 
 def measure(rt, sms: int, module, body: int, nb: int, threads: int = THREADS) -> dict | None:
@@ -65,21 +87,12 @@ def measure(rt, sms: int, module, body: int, nb: int, threads: int = THREADS) ->
     grid = sms * nb
     timing, smids = rt.alloc(8 * 4 * grid), rt.alloc(4 * grid)
     sink = rt.alloc(4 * grid * threads)
-    spans, clocks, together = [], [], []
-    for i in range(REPEATS + 1):       # the first launch is a warm-up
+    def launch():
         rt.launch(module, ENTRY, (grid, 1, 1), (threads, 1, 1),
                   [np.int32(reps), np.float32(0.999), np.float32(1e-3), timing, smids, sink],
                   shared_bytes=dyn)
-        rt.synchronize()
-        t = rt.download(timing, (grid, 4), np.uint64).astype(np.float64)
-        sm = rt.download(smids, (grid,), np.uint32)
-        if i == 0:
-            continue
-        clocks.append(float(np.median(t[:, 0] / t[:, 1])))
-        per_sm = [t[sm == s] for s in np.unique(sm)]
-        spans.append(float(np.median([b[:, 3].max() - b[:, 2].min() for b in per_sm])))
-        together.append(min(concurrent(b[:, 2], b[:, 3]) for b in per_sm))
-    counts = Counter(sm.tolist())
+
+    spans, clocks, together, counts = timed_spans(rt, launch, grid, timing, smids)
     for buf in (timing, smids, sink):
         rt.free(buf)
     span_clk = float(np.median(spans)) * float(np.median(clocks))

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from icache import SMEM_PER_SM, THREADS
-from inner_loop import concurrent, prefer_all_shared
+from icache import SMEM_PER_SM, THREADS, blocks_smem, timed_spans
+from inner_loop import prefer_all_shared
 from micro_tool import open_runtime, write_doc
 
 HOT = (1536, 3072)                       # FFMAs: 24 and 48 KiB
@@ -37,44 +36,23 @@ WARP_FMA_PER_LAUNCH = 1 << 21
 ENTRY = "mb_icache_phase"
 
 
-def blocks_smem(rt, module, nb: int) -> int | None:
-    """Dynamic shared bytes with which exactly nb blocks of THREADS fit on an SM."""
-    def fits(dyn):
-        return rt.occupancy(module, ENTRY, THREADS, dyn)
-    if fits(0) <= nb:
-        return 0 if fits(0) == nb else None
-    lo, hi = 0, SMEM_PER_SM - 1024
-    while hi - lo > 128:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) >= nb else (lo, mid)
-    return lo if fits(lo) == nb else None
-
-
 def measure(rt, sms: int, module, hot: int, cold: int, trips: int, skew: int,
             nb: int) -> dict | None:
     per_pass = trips * hot + cold
     passes = max(1, WARP_FMA_PER_LAUNCH // per_pass)
-    dyn = blocks_smem(rt, module, nb)
+    dyn = blocks_smem(rt, module, nb, THREADS, ENTRY)
     if dyn is None:
         return None
     grid = sms * nb
     timing, smids = rt.alloc(8 * 4 * grid), rt.alloc(4 * grid)
     sink = rt.alloc(4 * grid * THREADS)
-    spans, clocks, together, ffma = [], [], [], []
-    for i in range(REPEATS + 1):       # the first launch is a warm-up
+
+    def launch():
         rt.launch(module, ENTRY, (grid, 1, 1), (THREADS, 1, 1),
                   [np.int32(passes), np.int32(trips), np.int32(skew), np.float32(0.999),
                    np.float32(1e-3), timing, smids, sink], shared_bytes=dyn)
-        rt.synchronize()
-        t = rt.download(timing, (grid, 4), np.uint64).astype(np.float64)
-        sm = rt.download(smids, (grid,), np.uint32)
-        if i == 0:
-            continue
-        clocks.append(float(np.median(t[:, 0] / t[:, 1])))
-        per_sm = [t[sm == s] for s in np.unique(sm)]
-        spans.append(float(np.median([b[:, 3].max() - b[:, 2].min() for b in per_sm])))
-        together.append(min(concurrent(b[:, 2], b[:, 3]) for b in per_sm))
-    counts = Counter(sm.tolist())
+
+    spans, clocks, together, counts = timed_spans(rt, launch, grid, timing, smids)
     for buf in (timing, smids, sink):
         rt.free(buf)
     # FFMAs one warp issues: the first pass skips the trips its skew starts it past
