@@ -11,8 +11,9 @@ one warp per scheduler each), with the blocks' passes in step (skew 0) or out of
 (skew > 0: each block starts its first pass part of the way through its trips), the
 launch runs until every warp has issued about WARP_FMA_PER_LAUNCH FFMAs. Per point: the
 median over SMs and REPEATS launches of each SM's span in cycles, as tools/device/icache.py.
-Writes OUT_DIR/icache_phase.json; the model's candidates for these rates (whole code, loop
-only, the phase mix) are compared offline (tests/test_icache_phase.py).
+Writes OUT_DIR/icache_phase.json; run AC's rates at the whole code's and at the loop's size,
+and their mix by instruction share, are compared with it offline (tests/test_icache_phase.py).
+REPEATS, WARP_FMA_PER_LAUNCH and the launch timing (timed_spans) are icache.py's.
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from icache import SMEM_PER_SM, THREADS, blocks_smem, timed_spans
+from icache import (
+    REPEATS,
+    SMEM_PER_SM,
+    THREADS,
+    WARP_FMA_PER_LAUNCH,
+    _ints,
+    blocks_smem,
+    timed_spans,
+)
 from inner_loop import prefer_all_shared
 from micro_tool import open_runtime, write_doc
 
@@ -31,8 +40,6 @@ COLD = (0, 2048, 4096, 6144, 8192)       # 0, 32, 64, 96, 128 KiB
 TRIPS = (4, 16, 64)
 WARPS_PER_SCHEDULER = (1, 2, 4)
 SKEWS = (0, 7919)                        # in step; out of step (a prime multiplier)
-REPEATS = 5
-WARP_FMA_PER_LAUNCH = 1 << 21
 ENTRY = "mb_icache_phase"
 
 
@@ -67,10 +74,6 @@ def measure(rt, sms: int, module, hot: int, cold: int, trips: int, skew: int,
             "blocks_per_sm_seen": sorted(set(counts.values())),
             "min_blocks_at_once": int(min(together)),
             "fma_rate_per_scheduler": nb * ffma / span_clk}
-
-
-def _ints(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split(",") if x)
 
 
 def main() -> int:
