@@ -548,6 +548,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (93.28, 98.04, 94.97, 99.16), 0.0575,
      ["1152x1152x2304", "3072x3072x6144"],
      ["1536x1536x3072", "1920x1920x3840", "384x384x768", "768x768x1536"]),
+    # 72 (bafbf15, the same model; ranked in session 70 before its sweep, device run F at
+    # c0976b2): LLM projection shapes at 128-512 tokens (N or K 4096-14336). The model's
+    # top1 is at least 95 % on every shape (worst 384x6144x2048, 95.6 %, 64x64x32/8x4/p4
+    # picked, best 32x128x16/8x4/p4) and it picks the best at 128x4096x14336,
+    # 512x4096x11008 and 512x4096x14336; its top3 misses at 512x11008x4096 (97.2 %: the
+    # best, 128x64x16/8x8/p4, its rank 52)
+    ("heldout72", 71, "bafbf15", (95.65, 98.22, 97.17, 99.44), 0.0650,
+     (97.75, 99.22, 97.75, 99.53), 0.0460,
+     [],
+     ["128x4096x14336", "256x14336x4096", "512x4096x11008"]),
 ]
 
 

@@ -56,7 +56,8 @@ HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5",
                   "heldout53", "heldout54", "heldout55", "heldout56", "heldout57",
                   "heldout58", "heldout59", "heldout60", "heldout61", "heldout62",
                   "heldout63", "heldout64", "heldout65", "heldout66",
-                  "heldout67", "heldout68", "heldout69", "heldout70", "heldout71")
+                  "heldout67", "heldout68", "heldout69", "heldout70", "heldout71",
+                  "heldout72")
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 #: The post hoc label of a GPU that had no calibration of its own when its first ranking was
 #: recorded (the H100): what changed since is its calibration, measured after the sweep.

@@ -20,6 +20,14 @@ launches each give, with t = 0 at the first block's start:
   edge_blocks       blocks whose tile crosses M or N (they take the checked loads);
   block_us_interior / block_us_edge: median durations of the other blocks and of those;
   edge_in_tail      edge blocks among the tail blocks
+  stamped_regs, swept_regs, swept_capacity, capacity_matches
+                    the stamped twin's registers per thread against the swept build's (the
+                    plan's own entry, same defines, no GM_STAMPS), and whether both fit the
+                    same blocks per SM (a line is printed where they do not: such stamps
+                    are not the swept launch's; session 70, run BM). Where the twin fits
+                    more, it is launched with pad_bytes of dynamic shared memory it does not
+                    use, the fewest that bring it to the swept build's blocks per SM, and
+                    capacity is that (run BO)
 Writes OUT_DIR/tail_stamps.json (per-block SM, start, end included) and prints a table.
 """
 
@@ -31,6 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from micro_tool import write_doc
+
+from gemmmodel.runtime.base import GpuError
 
 WARMUP, REPS = 2, 3
 
@@ -90,6 +100,37 @@ def summarise(sm, t0, t1, sms: int, capacity: int, edge=None) -> dict:
             "first_end_spread_us": float(np.percentile(ends, 90) - np.percentile(ends, 10)) / 1e3}
 
 
+def build_check(rt, plan, stamped_module, defines: dict, capacity: int) -> dict:
+    """The stamped twin against the build the sweeps time (the plan's own entry with the
+    same defines but GM_STAMPS): registers per thread of both and the swept build's blocks
+    per SM. nvcc allocates the twin's registers afresh, and a few more or fewer can move it
+    across an occupancy step (run BM: 64x128x16/8x8/p4/db, gemmmodel.model.stamp_occupancy)."""
+    swept_defines = {k: v for k, v in defines.items() if k != "GM_STAMPS"}
+    swept = rt.compile_file(plan.source, [plan.entry], swept_defines)
+    swept_capacity = rt.occupancy(swept, plan.entry, plan.block[0], plan.shared_bytes)
+    return {"stamped_regs": rt.function_attributes(stamped_module, "sgemm_tile_stamped")["regs"],
+            "swept_regs": rt.function_attributes(swept, plan.entry)["regs"],
+            "swept_capacity": swept_capacity, "capacity_matches": swept_capacity == capacity,
+            "pad_bytes": 0}
+
+
+def capacity_pad(rt, module, threads: int, shared: int, target: int,
+                 step: int = 512, limit: int = 227 * 1024) -> int | None:
+    """The fewest bytes of dynamic shared memory (in `step`s, none of it used by the
+    kernel) at which the stamped twin fits `target` blocks per SM; None if none does."""
+    for pad in range(step, limit - shared + 1, step):
+        try:
+            rt.set_max_dynamic_shared(module, "sgemm_tile_stamped", shared + pad)
+            fits = rt.occupancy(module, "sgemm_tile_stamped", threads, shared + pad)
+        except GpuError:    # past what the entry may reserve beside its static memory
+            return None
+        if fits == target:
+            return pad
+        if fits < target:
+            return None
+    return None
+
+
 def main() -> int:
     from gemmmodel.catalogue import resolve
     from gemmmodel.runtime import get_runtime
@@ -117,12 +158,26 @@ def main() -> int:
             edge = edge_mask(plan.grid[:2], (defines["BM"], defines["BN"]), (m, n))
             capacity = rt.occupancy(module, "sgemm_tile_stamped", plan.block[0],
                                     plan.shared_bytes)
+            build = build_check(rt, plan, module, defines, capacity)
+            shared = plan.shared_bytes
+            if build["swept_capacity"] < capacity:
+                # the twin fits more blocks: reserve unused dynamic shared memory until it
+                # fits as many as the swept build (run BO)
+                pad = capacity_pad(rt, module, plan.block[0], shared, build["swept_capacity"])
+                if pad is not None:
+                    shared += pad
+                    capacity = build["swept_capacity"]
+                    build = {**build, "pad_bytes": pad, "capacity_matches": True}
+            if not build["capacity_matches"]:
+                print(f"{size} {name}: the stamped twin fits {capacity} blocks per SM "
+                      f"({build['stamped_regs']} registers), the swept build "
+                      f"{build['swept_capacity']} ({build['swept_regs']}): its stamps are "
+                      f"not the swept launch's", flush=True)
             blocks = plan.grid[0] * plan.grid[1]
             rec = rt.alloc(24 * blocks)
             args = gemm_args(m, n, k, 1.0, bufs[0], bufs[1], 0.0, bufs[2]) + [rec]
             for rep in range(WARMUP + REPS):
-                rt.launch(module, "sgemm_tile_stamped", plan.grid, plan.block, args,
-                          plan.shared_bytes)
+                rt.launch(module, "sgemm_tile_stamped", plan.grid, plan.block, args, shared)
                 rt.synchronize()
                 if rep < WARMUP:
                     continue
@@ -130,7 +185,7 @@ def main() -> int:
                 sm, t0, t1 = data[:, 0], data[:, 1], data[:, 2]
                 row = {"size": size, "config": name, "rep": rep - WARMUP, "blocks": blocks,
                        "edge_build": int(defines.get("EDGE", 0)), "grid": list(plan.grid[:2]),
-                       "capacity": capacity, "waves": blocks / (sms * capacity),
+                       "capacity": capacity, "waves": blocks / (sms * capacity), **build,
                        **summarise(sm, t0, t1, sms, capacity, edge),
                        "sm": sm.tolist(), "start_ns": (t0 - t0.min()).tolist(),
                        "end_ns": (t1 - t0.min()).tolist()}
