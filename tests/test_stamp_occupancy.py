@@ -101,3 +101,74 @@ def test_run_bn_the_swept_builds_have_the_models_registers(rows):
     for (size, config), (_, _, _, swept_capacity, _) in got.items():
         if (size, config) in model:
             assert model[(size, config)] == swept_capacity
+
+
+def _bo_runs():
+    return [r for r in json.loads((FOLDER / "stamp_builds_bo.json").read_text())["runs"]
+            if r["rep"] == 0]
+
+
+def _sweeps():
+    out = {}
+    for measured in all_sweeps(FOLDER).values():
+        out.update(measured)
+    return out
+
+
+def test_run_bo_padded_twins_run_at_the_swept_occupancy_and_near_the_swept_time():
+    """Run BO: each twin at the swept build's blocks per SM (64x128x16/8x8/p4/db padded
+    with 32256 bytes of unused dynamic shared memory, 4 -> 3 per SM); its makespan 0.88-1.05
+    of the swept time, where the unpadded twin of run BM was 0.66-0.68."""
+    sweeps = _sweeps()
+    for r in _bo_runs():
+        assert r["capacity"] == r["swept_capacity"] and r["capacity_matches"]
+        padded = r["config"] == "64x128x16/8x8/p4/db"
+        assert (r["pad_bytes"] == 32256) is padded and (r["pad_bytes"] == 0) is not padded
+        shape = tuple(int(x) for x in r["size"].split("x")) + (1,)
+        if padded and (r["config"], shape) in sweeps:
+            assert 0.88 < r["makespan_us"] * 1e-6 / sweeps[(r["config"], shape)] < 1.05
+
+
+def test_run_bo_the_launch_ends_with_the_sms_that_got_two_tail_blocks(capsys):
+    """64x128x16/8x8/p4/db at 2304x1536x2816 and 1920x1920x3840: the tail blocks alone on
+    their SM run as long as the model's last round (within 3 %), but a few SMs got two and
+    the launch ends with them, 15-25 % after the SMs that got one."""
+    from gemmmodel.cli import main
+
+    def last_round_s(config, size):
+        assert main(["explain", "--kernel", config, "--gpu", "h200", "--size", size,
+                     "--no-compile", "--json"]) == 0
+        found = []
+
+        def walk(t):
+            if isinstance(t, dict):
+                if t.get("name") == "t_last_round_s":
+                    found.append(t["value"])
+                for v in t.values():
+                    walk(v)
+            elif isinstance(t, list):
+                for v in t:
+                    walk(v)
+        walk(json.loads(capsys.readouterr().out))
+        return found[0]
+
+    runs = {(r["size"], r["config"]): r for r in _bo_runs()}
+    for size, n_two in (("2304x1536x2816", 6), ("1920x1920x3840", 7)):
+        r = runs[(size, "64x128x16/8x8/p4/db")]
+        sm = np.array(r["sm"])
+        t0, t1 = np.array(r["start_ns"]) / 1e3, np.array(r["end_ns"]) / 1e3
+        tail = t0 >= r["first_wave_end_us"]
+        per_sm = np.bincount(sm[tail], minlength=132)
+        assert (per_sm >= 2).sum() == n_two and per_sm.max() == 2
+        alone = []
+        for i in np.flatnonzero(tail):
+            mid = 0.5 * (t0[i] + t1[i])
+            others = (sm == sm[i]) & (np.arange(len(sm)) != i) & (t0 <= mid) & (t1 >= mid)
+            if not others.any():
+                alone.append(t1[i] - t0[i])
+        model = last_round_s("64x128x16/8x8/p4/db", size) * 1e6
+        assert np.median(alone) == pytest.approx(model, rel=0.03)
+        one = np.isin(sm, np.flatnonzero(per_sm == 1)) & tail
+        two = np.isin(sm, np.flatnonzero(per_sm == 2)) & tail
+        assert t1[two].max() == pytest.approx(r["makespan_us"], rel=1e-6)
+        assert 1.15 < t1[two].max() / t1[one].max() < 1.25
