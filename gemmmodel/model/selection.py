@@ -29,6 +29,11 @@ from pathlib import Path
 
 from gemmmodel.compile.table import template_facts
 from gemmmodel.errors import BadArgument, GemmModelError
+from gemmmodel.model.selection_transfer import (
+    TRANSFER_RECORD_PREFIX,
+    transfer_parts,
+    transfer_records,
+)
 
 SWEEP_FILE = "selection_sweep.csv"
 RECORD_FILE = "selection_predictions.csv"
@@ -42,30 +47,15 @@ RECORD_META = "selection_predictions.json"
 #: --round heldout) before their sweep (tools/device/acceptance.py sweep --sweep-file …) ran.
 HELDOUT_ROUND = "heldout"
 #: Every later round, in the order they were recorded (each ranked before its own sweep).
-HELDOUT_ROUNDS = (HELDOUT_ROUND, "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-                  "heldout7", "heldout8", "heldout9",
-                  "heldout10", "heldout11", "heldout12", "heldout13", "heldout14",
-                  "heldout15", "heldout16", "heldout17", "heldout18", "heldout19",
-                  "heldout20", "heldout21", "heldout22", "heldout23", "heldout24",
-                  "heldout25", "heldout26", "heldout27", "heldout28", "heldout29",
-                  "heldout30", "heldout31", "heldout32", "heldout33", "heldout34",
-                  "heldout35", "heldout36", "heldout37", "heldout38",
-                  "heldout39", "heldout40", "heldout41", "heldout42", "heldout43",
-                  "heldout44", "heldout45", "heldout46", "heldout47",
-                  "heldout48", "heldout49", "heldout50", "heldout51", "heldout52",
-                  "heldout53", "heldout54", "heldout55", "heldout56", "heldout57",
-                  "heldout58", "heldout59", "heldout60", "heldout61", "heldout62",
-                  "heldout63", "heldout64", "heldout65", "heldout66",
-                  "heldout67", "heldout68", "heldout69", "heldout70", "heldout71",
-                  "heldout72")
+#: The number of the last one: add a round by raising it once its ranking is committed.
+LAST_HELDOUT_ROUND = 72
+HELDOUT_ROUNDS = (HELDOUT_ROUND,
+                  *(f"{HELDOUT_ROUND}{i}" for i in range(2, LAST_HELDOUT_ROUND + 1)))
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
 #: The post hoc label of a GPU that had no calibration of its own when its first ranking was
 #: recorded (the H100): what changed since is its calibration, measured after the sweep.
 POSTHOC_OWN_LABEL = ("post hoc: the GPU's own calibration, measured after this sweep "
                      "(fit.json: its kernels.csv + template.csv, not the sweep)")
-#: Rankings recorded with another GPU's calibration carried over (tools/record_predictions.py
-#: --calib-from G): selection_predictions_from_<G>.csv beside the model's own.
-TRANSFER_RECORD_PREFIX = "selection_predictions_from_"
 TARGETS = {"top1_pct_of_best_min": 95.0, "top3_pct_of_best_min": 98.0}
 SHAPE_KEYS = ("shape", "configs", "best_config", "best_s", "top1_config", "top1_s",
               "top1_pct_of_best", "top3_pct_of_best", "best_predicted_rank")
@@ -147,13 +137,6 @@ def committed_rounds(folder: Path) -> list[str]:
     return [r for r in ("", *HELDOUT_ROUNDS)
             if (folder / _round_file(RECORD_FILE, r)).is_file()
             and (folder / _round_file(SWEEP_FILE, r)).is_file()]
-
-
-def transfer_records(folder: Path) -> list[str]:
-    """The first round's rankings recorded with another GPU's calibration carried over
-    (TRANSFER_RECORD_PREFIX<G>.csv), sorted by name."""
-    return sorted(p.name for p in Path(folder).glob(f"{TRANSFER_RECORD_PREFIX}*.csv")
-                  if not any(p.name.endswith(f"_{r}.csv") for r in HELDOUT_ROUNDS))
 
 
 def preregistered(folder: Path, round_: str = "", name: str = RECORD_FILE) -> tuple[dict, dict]:
@@ -268,27 +251,6 @@ def posthoc_predictions(folder: Path, spec, keys) -> dict:
             for (name, shape), comp in swept_components(folder, spec, keys, calib).items()}
 
 
-def _transfer_parts(folder: Path, measured: dict, round_: str = "") -> dict:
-    """{part key: scored part} for each ranking of `round_` ("" = the first) recorded with
-    another GPU's calibration carried over (TRANSFER_RECORD_PREFIX<G>[_<round>].csv)."""
-    folder = Path(folder)
-    names = (transfer_records(folder) if not round_ else
-             sorted(p.name for p in folder.glob(f"{TRANSFER_RECORD_PREFIX}*_{round_}.csv")))
-    tail = f"_{round_}.csv" if round_ else ".csv"
-    where = f"held-out round {round_}" if round_ else "the first round"
-    out = {}
-    for name in names:
-        source = name[len(TRANSFER_RECORD_PREFIX):-len(tail)]
-        ranks, _ = preregistered(folder, "", name)
-        rows = score(measured, ranks)
-        out[f"{round_ or 'preregistered'}_from_{source}"] = {
-            "label": f"pre-registered, {where}: ranked with {source}'s calibration carried "
-                     f"over (predict --calib-from {source}), before its sweep",
-            "file": name, "shapes": rows, **summary(rows),
-            "time_error": time_error(measured, recorded_times(folder, "", name))}
-    return out
-
-
 def selection_comparison(gpu: str, root=None) -> dict:
     """The tables for calibration/<gpu>/, in res["order"]: the first round's pre-registered
     ranking (as recorded) and its post hoc re-ranking with the current model
@@ -325,7 +287,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
              "posthoc": {"label": POSTHOC_LABEL, "fit_training_set": fit.get("training_set", []),
                          "fit_source": fit.get("source", ""), "shapes": post_rows,
                          **summary(post_rows), "time_error": time_error(measured, preds)}}
-    parts.update(_transfer_parts(folder, measured))
+    parts.update(transfer_parts(folder, measured))
     if meta and meta.get("fit_json_sha256") is None:
         # a GPU that had no calibration when its ranking was recorded: the post hoc part
         # is its own calibration measured after the sweep, not a changed model
@@ -351,7 +313,7 @@ def selection_comparison(gpu: str, root=None) -> dict:
                          "shapes": h_rows, **summary(h_rows),
                          "time_error": time_error(h_measured,
                                                   recorded_times(folder, round_))}
-        parts.update(_transfer_parts(folder, h_measured, round_))
+        parts.update(transfer_parts(folder, h_measured, round_))
         if (folder / _round_file(NEIGHBOUR_RECORD_FILE, round_)).is_file():
             n_ranks, _ = preregistered(folder, round_, NEIGHBOUR_RECORD_FILE)
             n_rows = score(h_measured, n_ranks)
