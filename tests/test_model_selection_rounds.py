@@ -558,6 +558,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (97.75, 99.22, 97.75, 99.53), 0.0460,
      [],
      ["128x4096x14336", "256x14336x4096", "512x4096x11008"]),
+    # 73 (d0161c9, the same model; ranked in session 70 before its sweep, device run F at
+    # ccf0346): sizes that are no tile multiple (bounds-checked builds). The model's worst:
+    # 700x2500x3500 (92.9 %, 128x128x16/8x8/p4/db picked, best 128x64x16/8x8/p4, its rank
+    # 43) and 2500x700x1500 (95.0 %); it picks the best at 1500x1500x900. The neighbours
+    # pick the best at 700x2500x3500 and miss at 3333x777x2048 (85.9 %)
+    ("heldout73", 72, "d0161c9", (92.93, 96.29, 92.93, 97.53), 0.0737,
+     (85.87, 96.71, 94.86, 98.91), 0.0518,
+     ["3333x777x2048"],
+     ["1500x1500x900", "700x2500x3500"]),
 ]
 
 
