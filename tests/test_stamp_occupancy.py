@@ -51,9 +51,7 @@ def test_run_bm_the_stamped_twin_is_not_the_swept_launch():
     blocks) ended in about 581 us; the sweep's build (3 per SM, two rounds) took 856 us. The
     single buffer, whose twin and swept build both fit 4, agrees with its sweep within 3 %."""
     runs = json.loads((FOLDER / "block_stamps_bm.json").read_text())["runs"]
-    sweeps = {}
-    for measured in all_sweeps(FOLDER).values():
-        sweeps.update(measured)
+    sweeps = _sweeps()
 
     def makespan_s(config, size):
         return np.median([r["makespan_us"] for r in runs
@@ -129,28 +127,20 @@ def test_run_bo_padded_twins_run_at_the_swept_occupancy_and_near_the_swept_time(
             assert 0.88 < r["makespan_us"] * 1e-6 / sweeps[(r["config"], shape)] < 1.05
 
 
-def test_run_bo_the_launch_ends_with_the_sms_that_got_two_tail_blocks(capsys):
+def test_run_bo_the_launch_ends_with_the_sms_that_got_two_tail_blocks():
     """64x128x16/8x8/p4/db at 2304x1536x2816 and 1920x1920x3840: the tail blocks alone on
     their SM run as long as the model's last round (within 3 %), but a few SMs got two and
     the launch ends with them, 15-25 % after the SMs that got one."""
-    from gemmmodel.cli import main
+    from gemmmodel.catalogue import resolve
+    from gemmmodel.explain import parse_shape, predict_ref
+    from gemmmodel.model import load_calib
+    from gemmmodel.spec import load_spec
+
+    spec, calib = load_spec("h200"), load_calib("h200")
 
     def last_round_s(config, size):
-        assert main(["explain", "--kernel", config, "--gpu", "h200", "--size", size,
-                     "--no-compile", "--json"]) == 0
-        found = []
-
-        def walk(t):
-            if isinstance(t, dict):
-                if t.get("name") == "t_last_round_s":
-                    found.append(t["value"])
-                for v in t.values():
-                    walk(v)
-            elif isinstance(t, list):
-                for v in t:
-                    walk(v)
-        walk(json.loads(capsys.readouterr().out))
-        return found[0]
+        pred, _, _ = predict_ref(resolve(config), spec, parse_shape(size), calib, False)
+        return pred.root.child("t_last_round_s").value
 
     runs = {(r["size"], r["config"]): r for r in _bo_runs()}
     for size, n_two in (("2304x1536x2816", 6), ("1920x1920x3840", 7)):

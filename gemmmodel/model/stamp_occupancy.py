@@ -29,12 +29,6 @@ from gemmmodel import CALIBRATION_DIR
 STAMP_FILES_GLOB = "*_stamps*.json"
 
 
-def _tile_multiple(config: str, shape) -> bool:
-    bm, bn, bk = (int(x) for x in config.split("/")[0].split("x"))
-    m, n, k = shape[:3]
-    return m % bm == 0 and n % bn == 0 and k % bk == 0
-
-
 def stamped_occupancy(gpu: str = "h200", root: Path | None = None) -> list[dict]:
     """[{file, size, config, edge_build, forced_edge, stamped, swept, matches}], one per
     distinct (file, size, config) of the committed stamp files, in file order (module
@@ -47,6 +41,7 @@ def stamped_occupancy(gpu: str = "h200", root: Path | None = None) -> list[dict]
     from gemmmodel.model.waves import wave_info
     from gemmmodel.spec import load_spec
     from gemmmodel.template import parse_name
+    from gemmmodel.template.plan import shape_needs_edge
 
     root = Path(root or CALIBRATION_DIR)
     folder = root / gpu
@@ -61,9 +56,9 @@ def stamped_occupancy(gpu: str = "h200", root: Path | None = None) -> list[dict]
             seen.add(key)
             shape = tuple(int(x) for x in key[1].split("x")) + (1,)
             edge_build = int(run.get("edge_build") or 0)
-            forced = bool(edge_build) and _tile_multiple(key[2], shape)
+            cfg = parse_name(key[2])
+            forced = bool(edge_build) and not shape_needs_edge(cfg, shape)
             try:
-                cfg = parse_name(key[2])
                 facts = template_facts(cfg, spec, regs.get(cfg.name), shape)
                 swept = int(wave_info(describe(cfg.params(int(spec.wave_size))), spec,
                                       shape, facts).blocks_per_cu)

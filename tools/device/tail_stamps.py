@@ -26,8 +26,8 @@ launches each give, with t = 0 at the first block's start:
                     same blocks per SM (a line is printed where they do not: such stamps
                     are not the swept launch's; session 70, run BM). Where the twin fits
                     more, it is launched with pad_bytes of dynamic shared memory it does not
-                    use, the fewest that bring it to the swept build's blocks per SM, and
-                    capacity is that (run BO)
+                    use, enough to bring it to the swept build's blocks per SM (icache.py's
+                    blocks_smem), and capacity is that (run BO)
 Writes OUT_DIR/tail_stamps.json (per-block SM, start, end included) and prints a table.
 """
 
@@ -38,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
+from icache import SMEM_PER_SM, blocks_smem
+from inner_loop import prefer_all_shared
 from micro_tool import write_doc
-
-from gemmmodel.runtime.base import GpuError
 
 WARMUP, REPS = 2, 3
 
@@ -114,23 +114,6 @@ def build_check(rt, plan, stamped_module, defines: dict, capacity: int) -> dict:
             "pad_bytes": 0}
 
 
-def capacity_pad(rt, module, threads: int, shared: int, target: int,
-                 step: int = 512, limit: int = 227 * 1024) -> int | None:
-    """The fewest bytes of dynamic shared memory (in `step`s, none of it used by the
-    kernel) at which the stamped twin fits `target` blocks per SM; None if none does."""
-    for pad in range(step, limit - shared + 1, step):
-        try:
-            rt.set_max_dynamic_shared(module, "sgemm_tile_stamped", shared + pad)
-            fits = rt.occupancy(module, "sgemm_tile_stamped", threads, shared + pad)
-        except GpuError:    # past what the entry may reserve beside its static memory
-            return None
-        if fits == target:
-            return pad
-        if fits < target:
-            return None
-    return None
-
-
 def main() -> int:
     from gemmmodel.catalogue import resolve
     from gemmmodel.runtime import get_runtime
@@ -163,11 +146,17 @@ def main() -> int:
             if build["swept_capacity"] < capacity:
                 # the twin fits more blocks: reserve unused dynamic shared memory until it
                 # fits as many as the swept build (run BO)
-                pad = capacity_pad(rt, module, plan.block[0], shared, build["swept_capacity"])
-                if pad is not None:
-                    shared += pad
-                    capacity = build["swept_capacity"]
-                    build = {**build, "pad_bytes": pad, "capacity_matches": True}
+                # opt in to all the dynamic memory the entry may take beside its static
+                # memory, so the occupancy queries of the search count it
+                static = rt.function_attributes(module, "sgemm_tile_stamped")["static_smem_bytes"]
+                rt.set_max_dynamic_shared(module, "sgemm_tile_stamped",
+                                          SMEM_PER_SM - 1024 - static)
+                prefer_all_shared(rt, module, "sgemm_tile_stamped")
+                total = blocks_smem(rt, module, build["swept_capacity"], plan.block[0],
+                                    "sgemm_tile_stamped")
+                if total is not None and total > shared:
+                    build = {**build, "pad_bytes": total - shared, "capacity_matches": True}
+                    shared, capacity = total, build["swept_capacity"]
             if not build["capacity_matches"]:
                 print(f"{size} {name}: the stamped twin fits {capacity} blocks per SM "
                       f"({build['stamped_regs']} registers), the swept build "
