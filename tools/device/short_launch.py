@@ -7,12 +7,14 @@ The held-out sweeps put batched launches under 10 us 0.25 log slower than the mo
 (tools/device/acceptance.py _time_config: input sets rotated past the L2, a held group of
 `inner` launches per sample) and again with one input set only (the data stays in the L2
 from launch to launch). If the two agree, the short launches' missing time is not the first
-touch of their data. Writes OUT_DIR/short_launch.csv and prints a table.
+touch of their data. Writes OUT_DIR/short_launch.csv and prints a table. SHORT_SHAPES and
+SHORT_CONFIGS (comma-separated) replace the shapes and configs (device run BP).
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +26,13 @@ CONFIGS = ("32x32x32/4x4/p4", "32x32x16/4x4/db", "64x64x16/4x8/db", "32x64x32/8x
            "64x64x16/8x8", "128x128x8/8x8/p4", "64x32x8/8x8/p4/db", "128x64x16/8x4")
 
 
+def _listed(env: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma-separated override from the environment (run BP: round 74's shapes), else
+    the default (run BC's)."""
+    text = os.environ.get(env, "").strip()
+    return tuple(x for x in text.split(",") if x) if text else default
+
+
 def main() -> int:
     from gemmmodel.template import parse_name
 
@@ -31,14 +40,14 @@ def main() -> int:
     rt = _runtime()
     info = rt.device_info()
     rows = []
-    for text in SHAPES:
+    for text in _listed("SHORT_SHAPES", SHAPES):
         shape = tuple(int(x) for x in text.split("x"))
         shape = shape + (1,) * (4 - len(shape))
         m, n, k, batch = shape
         sets = input_sets(rt, shape, info.get("l2_bytes"), m + n + k + batch)
         n_sets = len(sets)
         edge = True if batch == 1 else None
-        for name in CONFIGS:
+        for name in _listed("SHORT_CONFIGS", CONFIGS):
             cfg = parse_name(name)
             row = {"gpu": info.get("name"), "shape": text, "config": name, "n_sets": n_sets}
             for label, use in (("rotated", sets), ("one_set", sets[:1]), ("rotated2", sets)):
