@@ -567,6 +567,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (85.87, 96.71, 94.86, 98.91), 0.0518,
      ["3333x777x2048"],
      ["1500x1500x900", "700x2500x3500"]),
+    # 74 (4c197c7, the same model; ranked in session 71 before its sweep, device run F at
+    # 9328ae7): small batched shapes of 4-6 tiles of K. The model's worst: 128x64x96x32
+    # (83.1 %) and 64x64x64x48 (88.4 %), where it picks 32x32x16/4x4/p4/db (predicted
+    # 4.1 / 3.5 us, measured 7.6 / 6.0 us) and the best are BK 32 builds; its times are
+    # 13.7 % off (the cold one-round launches of runs BC and BF)
+    ("heldout74", 73, "4c197c7", (83.06, 91.93, 92.01, 96.64), 0.1367,
+     (83.06, 91.55, 91.71, 97.67), 0.0906,
+     ["128x64x96x32", "256x128x64x24", "64x64x64x48", "80x80x160x30", "96x96x32x40"],
+     ["48x192x128x36"]),
 ]
 
 

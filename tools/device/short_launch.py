@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from acceptance import _runtime, _time_config, free_sets, input_sets  # noqa: E402
+from acceptance import _runtime, _time_config, free_sets, input_sets
 
 SHAPES = ("64x64x32x30", "128x128x128x64", "256x192x448x48", "8192x128x128")
 CONFIGS = ("32x32x32/4x4/p4", "32x32x16/4x4/db", "64x64x16/4x8/db", "32x64x32/8x4/p4/db",
