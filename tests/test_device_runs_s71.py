@@ -1,8 +1,9 @@
-"""Device runs BP and BQ (session 71; docs/model.md "Session 71"). BP: round 74's small
+"""Device runs BP, BQ and BR (session 71; docs/model.md "Session 71"). BP: round 74's small
 batched shapes timed cold (inputs rotated past the L2, as every sweep) and warm (one input
 set kept in the L2), 16 configs each, and ncu's warp states of the model's pick and two
 BK 32 builds at 128x64x96x32. BQ: the same two timings along K (64x64xKx48, 8192x256xK).
-H200, driver 580.159.04, SM clock 1980 MHz (calibration/h200/gpu_bp.txt, gpu_bq.txt)."""
+BR: the same at 2-D shapes whose one input set fits in the L2.
+H200, driver 580.159.04, SM clock 1980 MHz (calibration/h200/gpu_bp.txt, gpu_bq.txt, gpu_br.txt)."""
 
 import csv
 import re
@@ -147,3 +148,22 @@ def test_run_bq_the_model_has_no_cold_latency_for_that_build():
     assert abs(np.log(pred["32x32x32/4x4/p4/db"] / twin["cold_s"])) < 0.1
     assert pred["32x32x16/4x4/p4/db"] < pred["32x32x32/4x4/p4/db"]
     assert fast["cold_s"] > 1.5 * twin["cold_s"]
+
+
+def test_run_br_long_2d_launches_pay_it_too():
+    # 2-D launches whose one input set fits in the L2, one block per SM (2048x256xK with
+    # 64x64 and 128x64 tiles, 256x256x8192): every single buffer pays 0.35-0.40 us per tile
+    # cold at K = 512, 2048 and 8192 alike (64x64x8/8x4/p4 0.28-0.31), the register-staged
+    # double buffer 0.20; with two or four blocks per SM (1024^3, 8192x256x256) 0.0-0.14
+    # (128x64x16/8x8/p4, still one or two per SM, 0.30-0.38)
+    rows = _rows("br")
+    assert len(rows) == 5 * 6 and {r["gpu"] for r in rows} == {"NVIDIA H200"}
+    assert max(abs(np.log(r["cold_s"] / r["again_s"])) for r in rows) < 0.01
+    per = _per_tile(rows)
+    for shape in ("2048x256x2048", "2048x256x512", "256x256x8192"):
+        for name in ("64x64x16/8x4/p4", "128x64x16/8x8/p4", "64x64x32/8x4/p4"):
+            assert 0.34e-6 < per[(shape, name)] < 0.41e-6
+        assert 0.18e-6 < per[(shape, "64x64x16/8x4/p4/db")] < 0.22e-6
+    for name in ("64x64x16/8x4/p4", "64x64x16/8x4/p4/db", "64x64x8/8x4/p4"):
+        assert per[("1024x1024x1024", name)] < 0.15e-6
+        assert per[("1024x1024x1024", name)] < per[("2048x256x2048", name)]
