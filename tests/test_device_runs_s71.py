@@ -26,10 +26,13 @@ def _rows(run: str = "bp") -> list[dict]:
         k = int(r["shape"].split("x")[2])
         bk = int(re.match(r"\d+x\d+x(\d+)/", r["config"]).group(1))
         r["tiles"] = -(-k // bk)
-        r["bk"] = bk
         r["cold_s"], r["warm_s"] = float(r["rotated_s"]), float(r["one_set_s"])
         r["again_s"] = float(r["rotated2_s"])
     return rows
+
+
+def _per_tile(rows: list[dict]) -> dict:
+    return {(r["shape"], r["config"]): (r["cold_s"] - r["warm_s"]) / r["tiles"] for r in rows}
 
 
 def test_run_bp_times_every_config_twice_cold_and_once_warm():
@@ -45,9 +48,9 @@ def test_cold_data_cost_a_tile_iteration_about_half_a_microsecond():
     # (cold - warm) / tile iterations per block, at the shapes of one round and <= 6 tiles:
     # single buffers 0.40-0.90 us (median 0.57), register-staged double buffers
     # 0.21-0.86 us (median 0.44): the prefetch hides a part of it
-    rows = [r for r in _rows() if r["shape"] in ONE_ROUND]
-    per = {db: np.array([(r["cold_s"] - r["warm_s"]) / r["tiles"] for r in rows
-                         if r["config"].endswith("/db") == db]) for db in (False, True)}
+    cost = _per_tile([r for r in _rows() if r["shape"] in ONE_ROUND])
+    per = {db: np.array([v for (_, name), v in cost.items() if name.endswith("/db") == db])
+           for db in (False, True)}
     assert 0.50e-6 < np.median(per[False]) < 0.65e-6
     assert 0.38e-6 < np.median(per[True]) < 0.50e-6
     assert np.median(per[True]) < np.median(per[False])
@@ -96,10 +99,6 @@ def test_ncu_replays_them_cold_and_equal():
     long_sb = {k: v.counters[key][0] for k, v in runs.items()}
     assert long_sb["32x32x16/4x4/p4/db"] > 2 * max(long_sb["32x32x32/4x4/p4/db"],
                                                    long_sb["32x64x32/4x4/p4/db"])
-
-
-def _per_tile(rows: list[dict]) -> dict:
-    return {(r["shape"], r["config"]): (r["cold_s"] - r["warm_s"]) / r["tiles"] for r in rows}
 
 
 def test_run_bq_the_cold_cost_is_paid_by_every_tile():

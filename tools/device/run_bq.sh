@@ -12,4 +12,4 @@ export SHORT_SHAPES=64x64x64x48,64x64x128x48,64x64x256x48,64x64x512x48,64x64x102
 export SHORT_CONFIGS=32x32x16/4x4/p4,32x32x16/4x4/p4/db,32x32x32/4x4/p4,32x32x32/4x4/p4/db,64x64x16/8x4/p4,64x64x16/8x4/p4/db,64x64x32/8x4/p4,128x64x16/8x8/p4
 timeout 500 python3 tools/device/short_launch.py $OUT > $OUT/short_launch_bq.txt 2>&1
 mv $OUT/short_launch.csv $OUT/short_launch_bq.csv
-cat $OUT/short_launch_bq.txt | tail -80
+tail -80 $OUT/short_launch_bq.txt
