@@ -14,7 +14,8 @@ MARK="# trim_tree.sh"
 PATHS="reports calibration/h200/selection_resweep_aj1.csv calibration/h200/selection_resweep_aj2.csv
 calibration/h200/selection_resweep_af.csv calibration/h200/tail_stamps_u.json
 calibration/h200/tail_stamps_aq.json calibration/h200/block_placement.json
-calibration/h200/tail_stamps_ad.json"
+calibration/h200/tail_stamps_ad.json calibration/h200/block_stamps_bk.json
+calibration/h200/selection_resweep_ak3.csv"
 
 size() {
   git ls-files -z --cached --others --exclude-standard | xargs -0 du -bc 2>/dev/null | tail -1
