@@ -119,16 +119,17 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # three warps per scheduler (session 56: 5.83 %, 0.8918), then the cp.async copies in
     # series (session 59: 6.03 %, 0.8896), then their exposure (session 60: 5.89 %, 0.8915),
     # then the edge-block pile-up (session 62: 5.77 %, 0.8917), then the register-staged
-    # double buffers (session 63: 5.69 %, 0.8946), then their fragment cover (session 67)
-    assert res["mape"] == pytest.approx(0.0566, abs=0.0005) and res["mape"] <= 0.10
-    assert res["kendall_tau"] == pytest.approx(0.8952, abs=0.0005)
+    # double buffers (session 63: 5.69 %, 0.8946), then their fragment cover (session 67:
+    # 5.66 %, 0.8952), then a cp.async double buffer's fragment chain (session 72)
+    assert res["mape"] == pytest.approx(0.0562, abs=0.0005) and res["mape"] <= 0.10
+    assert res["kendall_tau"] == pytest.approx(0.8978, abs=0.0005)
     assert res["kendall_tau"] < 0.9          # issue 6's tau target is not met here either
     (moved,) = res["fit_transfer"]
     assert moved["from"] == "h200" and moved["n"] == 816
     # 0.0592 before session 62, 0.0582 / 0.8924 before session 63, 0.0578 / 0.8960 before
-    # session 67
-    assert moved["mape"] == pytest.approx(0.0578, abs=0.0005)
-    assert moved["kendall_tau"] == pytest.approx(0.8967, abs=0.0005)
+    # session 67, 0.0578 / 0.8967 before session 72
+    assert moved["mape"] == pytest.approx(0.0570, abs=0.0005)
+    assert moved["kendall_tau"] == pytest.approx(0.8991, abs=0.0005)
     # the two fits (each on its own GPU's 816 samples) are close: SM properties
     h100 = json.loads((H100 / "fit.json").read_text())["params"]
     h200 = json.loads((Path(CALIBRATION_DIR) / "h200" / "fit.json").read_text())["params"]
@@ -139,7 +140,7 @@ def test_validate_h100_and_the_h200_fit_carried_over():
     # of a tile; with the copies' exposure (session 60) 10.4 and 9.3: what the exposure
     # takes off the copies comes back in part as a wait per iteration; with the edge-block
     # pile-up (session 62) 11.7 and 10.0; with the register-staged double buffers
-    # (session 63) 11.6 and 9.0
+    # (session 63) 11.6 and 9.0; with the fragment chain (session 72) 11.6 and 9.3
     assert h100["async_wait_clk"] < 15 and h200["async_wait_clk"] < 15
 
 

@@ -12,6 +12,7 @@ import math
 from gemmmodel.errors import BadArgument
 from gemmmodel.model import latency as lat
 from gemmmodel.model.calib import Calib, value
+from gemmmodel.model.chain import fragment_chain
 from gemmmodel.model.combine import MODES, Components
 from gemmmodel.model.edge_tail import edge_pile_term
 from gemmmodel.model.fetch import code_kib, fetch_term, stall_rate
@@ -188,12 +189,17 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     share = float(checked.inputs.get("s", 0.0)) if register_double else 0.0
     # and its two end tiles, which the prefetch does not cover (thirty-fifth change)
     end = lat.end_tile_share(iters) if register_double else None
-    # and how far ahead of their FMAs its loop reads the fragments (session 67)
-    ahead_fmas = _fragment_lookahead(facts) if register_double else None
+    # and how far ahead of their FMAs its loop reads the fragments (session 67); a cp.async
+    # double buffer's too, for its fragment chain at one block per SM (session 72)
+    ahead_fmas = (_fragment_lookahead(facts) if register_double or copies is not None
+                  else None)
     cover = (lat.fragment_cover(spec, ahead_fmas[0], wi.waves_per_simd, lds_lat, clock,
                                 lat.loaded_lds_latency_clk(calib, wi.waves_per_simd),
                                 ahead_fmas[1])
              if ahead_fmas is not None else None)
+    chain = (fragment_chain(cover, lds_lat, clock, float(busiest) * iters, desc.bk,
+                            lat.valu_cycles_per_instr(spec) * mix.valu + mix.non_valu, units)
+             if copies is not None and cover is not None else None)
     # the CU that holds the most edge blocks at once ends the launch (edge_tail.py)
     pile = edge_pile_term(int(edge_extra.inputs.get("edge_blocks", 0)) if
                           edge_extra.value > 0 else 0,
@@ -211,8 +217,10 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         terms["instruction_fetch_rate"] = fetch
     if end is not None:  # register-staged double buffer: its end tiles (thirty-fifth change)
         terms["end_tile_share"] = end
-    if cover is not None:
+    if cover is not None and register_double:
         terms["fragment_cover"] = cover
+    if chain is not None and chain.value > 0:
+        terms["t_chain_s"] = chain
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
     lat_g = g_lat.value
@@ -243,7 +251,8 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
                          if edge_extra.value > 0 and copies is None else 1.0),
         copy_share=copy_share, edge_pile=pile.value,
         end_share=end.value if end is not None else 0.0,
-        fragment_cover=cover.value if cover is not None else 1.0,
+        fragment_cover=cover.value if register_double and cover is not None else 1.0,
+        chain_s=chain.value if chain is not None else 0.0,
         terms=terms)
 
 

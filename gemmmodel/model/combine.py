@@ -62,6 +62,10 @@
       the LDS pipe is not saturated, and fewer than its copy wavefronts where the copies
       are most of the pipe's work. t_copies = c * (1 - c) ** copy_exposure * lds_s
       (thirty-second change; copy_exposure fitted to those ncu cycles, copy_exposure.py).
+      At one resident block per SM, t_cu >= lds + t_chain (chain.py; thirty-seventh
+      change, session 72): where its loop reads the fragments just before their FMAs
+      (fragment cover < 1), each k step waits the block's LDS burst, the read latency and
+      one warp's issue of the step (device run BS).
     t_async = async_wait_clk * n_async_iters / clock_hz: a cp.async double-buffered loop
       (copy the next tile, compute this one, wait for the copies, barrier) costs the SM
       async_wait_clk clocks per block tile iteration on the busiest CU, in series with the
@@ -115,7 +119,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "edge_extra", "rounds", "tail_share", "tail_units", "tail_w", "tail_alone",
           "tail_issue_factor", "checked_share", "fetch_rate", "tail_fetch_rate",
           "edge_issue_full", "copy_share", "end_share",
-          "edge_pile", "fragment_cover")
+          "edge_pile", "fragment_cover", "chain_s")
 MODES = {"single": 0, "double": 1, "none": 2}
 
 
@@ -165,6 +169,8 @@ class Components:
     #                            no loads in flight; thirty-fifth change)
     fragment_cover: float = 1.0  # register-staged double buffer: the share of a fragment
     #                              read's LDS latency its own FMAs hide (latency.fragment_cover)
+    chain_s: float = 0.0       # a cp.async double buffer at one resident block per SM: its
+    #                            fragment chain (chain.py; thirty-seventh change)
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -173,7 +179,7 @@ class Components:
 
 #: Fields that count the busiest CU's work; split between full rounds and a partial last one.
 SCALED = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "n_unit_iters", "async_iters",
-          "mem_instr_s")
+          "mem_instr_s", "chain_s")
 
 
 def evaluate_arrays(a: dict, theta: dict) -> dict:
@@ -322,6 +328,11 @@ def _rounds_part(a: dict, th: dict) -> dict:
     loss = top * q / (1.0 - q)
     shared = np.vstack([np.atleast_1d(pipes[p]) for p in SHARED_PIPES]).max(axis=0)
     t_pipes = np.maximum(np.maximum(shared, top + loss + copies), np.atleast_1d(pipes["lds"]))
+    # a cp.async double buffer at one block per SM whose loop reads its fragments just
+    # before their FMAs: each k step's reads wait the block's LDS burst, then their latency
+    # and one warp's issue (chain.py; thirty-seventh change, device run BS)
+    t_pipes = np.maximum(t_pipes, np.atleast_1d(pipes["lds"])
+                         + np.atleast_1d(a.get("chain_s", 0.0)))
     n = np.maximum(np.atleast_1d(a["n_unit_iters"]), 1e-12)
     c_cu = t_pipes / n
     c_alone = c_cu * np.atleast_1d(a["alone_factor"])

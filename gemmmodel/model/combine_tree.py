@@ -62,7 +62,9 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                              "the LDS pipe they take (device runs AV, AW; copy_exposure.py)")
     pipes_t = Term("t_pipes_s", parts["t_pipes"], "s",
                    ("max(t_l2, t_dram, t_spawn, t_lds, P_top / (1 - q) + t_copies), P = "
-                    "{issue, (1 - copy_share) * lds}, " if copies_t is not None else
+                    "{issue, (1 - copy_share) * lds}"
+                    + (", >= t_lds + t_chain" if comp.chain_s > 0 else "") + ", "
+                    if copies_t is not None else
                     "max(t_l2, t_dram, t_spawn, P_top / (1 - q)), ") +
                    "q = (1 - P_top / (P_issue + P_lds)) ** s, "
                    "s = b + (w - b + a) / overlap_loss, b = min(w, u); a register-staged "
@@ -77,7 +79,7 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                     "not_overlapped_s": parts["loss"]},
                    children=tuple(pipe_terms) + tuple(
                        x for x in (copies_t, t.get("lookahead_streams"),
-                                   t.get("fragment_cover")) if x))
+                                   t.get("fragment_cover"), t.get("t_chain_s")) if x))
     lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("load_round_trips"),
                                      t.get("global_latency_load_factor"),
                                      t.get("lds_latency_s")) if x)
