@@ -576,6 +576,15 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (83.06, 91.55, 91.71, 97.67), 0.0906,
      ["128x64x96x32", "256x128x64x24", "64x64x64x48", "80x80x160x30", "96x96x32x40"],
      ["48x192x128x36"]),
+    # 75 (b01daf4, the same model; ranked in session 72 before its sweep, device run F at
+    # 96d4e04): mid-size batched shapes of 4-16 tiles of K. The model's worst:
+    # 384x128x256x8 (87.7 %) and 192x192x256x10 (89.1 %), where it picks
+    # 32x32x16/4x4/p4/db (16 tiles) and the best is 32x32x32/4x4/p4/db (8 tiles, its rank
+    # 2): round 74's miss again; its times are 12.4 % off, every pick predicted too fast
+    ("heldout75", 74, "b01daf4", (87.69, 92.62, 91.95, 96.92), 0.1238,
+     (86.89, 94.65, 91.38, 96.83), 0.0804,
+     ["128x384x192x12", "256x256x64x12", "256x512x128x6"],
+     ["192x192x256x10", "384x128x256x8"]),
 ]
 
 
