@@ -1,7 +1,9 @@
 """Device run BS (session 72; docs/model.md "Session 72"): ncu on the 16-warp cp.async double
 buffers 128x128x16/4x8/db and /8x4/db, which LOKO put 0.13-0.19 log too fast at every
-shape before the thirty-seventh change (chain.py, which this run led to), against their single-buffer twin 128x128x16/4x8, the 8-warp 128x128x16/8x8/db and
-64x128x16/8x4/db, at 8192x256x2048 (one block per SM) and 4096^3.
+shape before the thirty-seventh change (chain.py, which this run led to), against their
+single-buffer twin 128x128x16/4x8, the 8-warp 128x128x16/8x8/db and 64x128x16/8x4/db, at
+8192x256x2048 (one block per SM) and 4096^3. Run BT: the same kind of builds at two to
+four blocks per SM.
 H200, driver 580.159.04, SM clock 1980 MHz (calibration/h200/gpu_bs.txt)."""
 
 import collections
@@ -21,10 +23,11 @@ BUILDS = (*SIXTEEN, "128x128x16/4x8", "128x128x16/8x8/db", "64x128x16/8x4/db")
 ACTIVE_SMS = 128
 
 
-def _launches(size: str) -> dict:
+def _launches(size: str, run: str = "bs") -> dict:
+    """{build: {counter: value}} of run `run`'s ncu launches at `size`."""
     from gemmmodel.ingest import read_ncu_launches
 
-    text = (FOLDER / f"ncu_bs_{size}.txt").read_text(errors="replace")
+    text = (FOLDER / f"ncu_{run}_{size}.txt").read_text(errors="replace")
     return {fields[2]: {k: v[0] for k, v in launch.counters.items()}
             for fields, launch in read_ncu_launches(text)}
 
@@ -126,14 +129,13 @@ def test_their_warps_wait_on_fragment_reads_not_on_the_barrier():
 
 
 def _measured(size: str) -> dict:
-    m, n, k = size.split("x")
-    want = f"K={k};M={m};N={n};config="
-    out = {}
-    with (FOLDER / "template.csv").open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            if r["name"] == "template" and r["params"].startswith(want):
-                out[r["params"][len(want):]] = float(r["time_s"])
-    return out
+    """{config: measured s} of the template sweep (calibration/h200/template.csv) at size."""
+    from gemmmodel.calibrate.load import load
+
+    m, n, k = (int(x) for x in size.split("x"))
+    df = load("h200")["template"]
+    rows = df[(df["name"] == "template") & (df["M"] == m) & (df["N"] == n) & (df["K"] == k)]
+    return dict(zip(rows["config"], rows["time_s"]))
 
 
 def _errors(size: str) -> dict:
@@ -171,15 +173,11 @@ def test_run_bt_a_second_block_does_not_hide_the_sixteen_warp_builds_wait():
     # run BT (docs/model.md "Session 72"): at 8192x512x2048 the 16-warp double buffers run
     # two blocks per SM (64 registers), the chain is off there, and the model stays 0.13-0.17
     # log below ncu's cycles; the 8-warp /8x8/db is right
-    import numpy as np
-
-    from gemmmodel.ingest import read_ncu_launches
     from gemmmodel.model.selection import posthoc_predictions
     from gemmmodel.spec import load_spec
 
-    text = (FOLDER / "ncu_bt_8192x512x2048.txt").read_text(errors="replace")
-    cycles = {f[2]: launch.counters["sm__cycles_elapsed.avg"][0]
-              for f, launch in read_ncu_launches(text)}
+    cycles = {b: c["sm__cycles_elapsed.avg"]
+              for b, c in _launches("8192x512x2048", "bt").items()}
     assert set(cycles) == {*SIXTEEN, "128x128x16/4x8", "128x128x16/8x8/db"}
     shape = (8192, 512, 2048)
     got = posthoc_predictions(FOLDER, load_spec("h200"), [(b, shape) for b in cycles])
