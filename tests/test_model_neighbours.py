@@ -176,7 +176,7 @@ def test_selection_posthoc_scores_the_correction_round_by_round(h200_comparison)
 
     part = h200_comparison["neighbours"]
     assert part["rounds"] == list(HELDOUT_ROUNDS)          # the first round has no past
-    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 74
+    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 75
     # docs/selection.md (244 shapes, through round 41: 96.99 / 94.01 / 98.73; 238 shapes,
     # through round 40: 96.99 / 94.03 / 98.75; 232 shapes,
     # through round 39: 97.02 / 94.04 / 98.72; 208 shapes,
@@ -288,7 +288,7 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     # session 65's end tiles
     assert part["model_only"]["min_top1_pct_of_best"] == pytest.approx(90.94, abs=0.05)
     every = part["all_shapes"]
-    assert every["n"] == 9 + 4 + 6 * 74 + 5
+    assert every["n"] == 9 + 4 + 6 * 75 + 5
     # 96.89 / 73.97 with round 49; 96.84 / 73.97 with round 48 and with round 47;
     # 96.82 / 73.97 with round 46;
     # 96.86 / 73.97 with round 45; 96.89 / 76.19 with session 47's model (the checked

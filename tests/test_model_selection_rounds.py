@@ -585,6 +585,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (86.89, 94.65, 91.38, 96.83), 0.0804,
      ["128x384x192x12", "256x256x64x12", "256x512x128x6"],
      ["192x192x256x10", "384x128x256x8"]),
+    # 76 (a96ddd2, session 72's model; ranked in session 73 before its sweep, device run F
+    # at 67b745c): few blocks, long K (2-D, 256-640 rows and columns, K 4096-16384). The
+    # model picks the best (32x64x32/4x4/p4/db) at five shapes and 32x32x32/4x4/p4/db at
+    # 512x256x8192 (99.4 %); its times are 15.5 % off, the BK 8 builds up to 0.95 log too
+    # fast (the cold tile load, device run BU). The neighbours pick 32x64x32/8x4/p4/db at
+    # three shapes (88-90 %)
+    ("heldout76", 75, "a96ddd2", (99.41, 99.90, 99.41, 99.90), 0.1549,
+     (88.27, 94.26, 99.41, 99.90), 0.1119,
+     ["384x384x6144", "448x448x7168", "640x320x10240"],
+     ["256x768x4096", "320x640x16384"]),
 ]
 
 
