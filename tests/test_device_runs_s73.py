@@ -71,20 +71,20 @@ def test_several_blocks_per_sm_hide_it():
     assert rows[("2048x512x2048", "128x128x8/8x8")]["per_tile_s"] > 0.25e-6
 
 
-def test_the_model_is_near_the_warm_times_and_misses_the_cold_ones():
-    # known limit (not fixed): warm, the model is within 0.1 log for three of the BK 8 and
-    # BK 16 builds at one block per SM; cold, they are 0.5-0.65 log slower than it says,
-    # and 32x32x8/4x4/db -0.94 (-0.39 even warm: the model hides its L2 latency under a
-    # 400-clk tile, measured 640 clk a tile warm)
-    keys = [(shape, name) for shape in ("512x256x8192", "1024x256x4096")
-            for name in ("32x64x8/8x4/p4/db", "32x32x16/4x8", "32x32x8/4x4/db")]
+def test_the_cold_tile_load_puts_the_double_buffers_alone_on_an_sm_right():
+    # the thirty-eighth change (cold.py): at one block per SM the cp.async BK 8 builds are
+    # within 0.1 log of their cold times (session 72's model: -0.64 and -0.94), and so too
+    # slow warm (+0.45); known limits, not fixed: the single buffers (the fit holds their
+    # cold cost: 32x32x16/4x8 -0.6, 32x32x8/4x4 -0.43) and two blocks per SM, where the term
+    # is off (1024x256x4096: 32x32x8/4x4/db -0.52, 180 ns a tile cold)
+    keys = [(shape, name) for shape in ONE_BLOCK
+            for name in ("32x64x8/8x4/p4/db", "32x32x8/4x4/db", "32x32x16/4x8", "32x32x8/4x4")]
     pred, rows = _model(keys), _rows()
-    for shape, name in keys:
-        r = rows[(shape, name)]
-        cold, warm = np.log(pred[(shape, name)] / r["cold_s"]), np.log(pred[(shape, name)]
-                                                                        / r["warm_s"])
-        assert cold < -0.5
-        if name != "32x32x8/4x4/db":
-            assert abs(warm) < 0.11
-    assert np.log(pred[("512x256x8192", "32x32x8/4x4/db")]
-                  / rows[("512x256x8192", "32x32x8/4x4/db")]["warm_s"]) < -0.3
+    err = {k: (np.log(pred[k] / rows[k]["cold_s"]), np.log(pred[k] / rows[k]["warm_s"]))
+           for k in keys}
+    for shape in ("512x256x8192", "256x256x8192"):
+        for name in ("32x64x8/8x4/p4/db", "32x32x8/4x4/db"):
+            assert abs(err[(shape, name)][0]) < 0.11 and err[(shape, name)][1] > 0.4
+        assert err[(shape, "32x32x16/4x8")][0] < -0.5
+        assert err[(shape, "32x32x8/4x4")][0] < -0.35
+    assert err[("1024x256x4096", "32x32x8/4x4/db")][0] < -0.45

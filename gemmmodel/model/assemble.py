@@ -13,6 +13,7 @@ from gemmmodel.errors import BadArgument
 from gemmmodel.model import latency as lat
 from gemmmodel.model.calib import Calib, value
 from gemmmodel.model.chain import fragment_chain
+from gemmmodel.model.cold import cold_tile_latency
 from gemmmodel.model.combine import MODES, Components
 from gemmmodel.model.edge_tail import edge_pile_term
 from gemmmodel.model.fetch import code_kib, fetch_term, stall_rate
@@ -223,6 +224,12 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         terms["t_chain_s"] = chain
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
+    # a double buffer alone on its SM in one round: the cold tile load (thirty-eighth change)
+    cold = (cold_tile_latency(spec, calib, trips.value if trips is not None else 1.0,
+                              desc.double_buffered, wi.rounds, units)
+            if desc.uses_lds else None)
+    if cold is not None:
+        terms["cold_tile_latency_s"] = cold
     lat_g = g_lat.value
     if trips is not None:  # the tile's loads wait r latencies in series
         terms["load_round_trips"] = trips
@@ -253,6 +260,7 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         end_share=end.value if end is not None else 0.0,
         fragment_cover=cover.value if register_double and cover is not None else 1.0,
         chain_s=chain.value if chain is not None else 0.0,
+        lat_cold_s=cold.value if cold is not None else 0.0,
         terms=terms)
 
 

@@ -137,6 +137,9 @@ class Calib:
     #: ((BK, padded, c), ...): a cp.async build's slowdown where K is not a power of two
     #: (pitch.py, run AU)
     pitch: tuple = ()
+    #: seconds a tile round of cold data waits beyond a warm one, one block per SM
+    #: (cold_touch.json, run BF; 0 where not measured): cold.py
+    cold_round_extra_s: float = 0.0
 
     def theta(self) -> dict:
         """The efficiency parameters: fitted where given, DEFAULT_FIT otherwise."""
@@ -152,6 +155,37 @@ class Calib:
 #: The LDS latency under load (tools/device/smem_latency_loaded.py): a 128-bit pointer chase
 #: while other warps run a tile loop, per warps per scheduler.
 LDS_LOADED_FILE = "smem_latency_loaded.json"
+#: What a tile round of cold data costs a block alone on its SM (tools/device/cold_touch.py,
+#: run BF): each block loads tiles in series, stores them to shared memory and waits at a
+#: barrier, on fresh data and on data kept in the L2.
+COLD_TOUCH_FILE = "cold_touch.json"
+
+
+def load_cold_round(folder: Path) -> float:
+    """Seconds a later tile round of fresh data waits beyond the same round warm in the L2,
+    at one block per SM, tiles unshared, the 4 KiB pitch (an A tile marching along K), from
+    the run with the most rounds in COLD_TOUCH_FILE (its clocks at the file's SM clock);
+    0.0 without the file or those rows."""
+    path = Path(folder) / COLD_TOUCH_FILE
+    if not path.is_file():
+        return 0.0
+    data = json.loads(path.read_text())
+    clock = float(data.get("clocks", {}).get("sm_clock_hz") or 0.0)
+    rows = [r for r in data.get("results", ())
+            if r.get("pitch_bytes") == 4096 and r.get("blocks_per_sm") == 1
+            and r.get("share") == 1 and r.get("later_round_clk") is not None]
+    by_mode = {}
+    for r in rows:
+        if r["mode"] in ("fresh", "warm") and r["rounds"] >= by_mode.get(r["mode"], {}).get(
+                "rounds", 0):
+            by_mode[r["mode"]] = r
+    if clock <= 0 or set(by_mode) != {"fresh", "warm"} or by_mode["fresh"]["rounds"] != \
+            by_mode["warm"]["rounds"]:
+        return 0.0
+    return max(0.0, float(by_mode["fresh"]["later_round_clk"])
+               - float(by_mode["warm"]["later_round_clk"])) / clock
+
+
 #: The L2 latency under load (tools/device/global_latency_loaded.py, run X): a pointer chase
 #: beside B warps per SM that keep ILP 128-bit loads each in flight.
 GLOBAL_LOADED_FILE = "global_latency_loaded.json"
@@ -234,7 +268,8 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
                  lds_latency_loaded=load_lds_loaded(folder), inner_loop=load_inner_loop(folder),
                  icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder),
-                 l1_lines=load_line_costs(folder), pitch=load_pitch_table(folder))
+                 l1_lines=load_line_costs(folder), pitch=load_pitch_table(folder),
+                 cold_round_extra_s=load_cold_round(folder))
 
 
 #: Measured values of one board rather than of its chip: its DRAM and its clocks. A
@@ -270,7 +305,9 @@ def transfer_calib(source: str, target_spec, root: Path | None = None) -> Calib:
         raise BadArgument(f"--calib-from {source}: no calibration under "
                           f"{Path(root or CALIBRATION_DIR) / src.gpu}")
     values = {k: v for k, v in src.values.items() if k not in BOARD_KEYS}
+    # the cold tile round waits on the board's DRAM: not carried over (cold.py is off there)
     return replace(src, gpu=str(target_spec.name), values=values, fit=dict(src.fit),
+                   cold_round_extra_s=0.0,
                    source=(f"{src.source} transferred to {target_spec.name} (all but "
                            f"{', '.join(BOARD_KEYS)}, which stay the spec's)"))
 

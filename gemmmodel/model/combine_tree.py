@@ -82,13 +82,15 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                                    t.get("fragment_cover"), t.get("t_chain_s")) if x))
     lat_children = tuple(x for x in (t.get("global_latency_s"), t.get("load_round_trips"),
                                      t.get("global_latency_load_factor"),
-                                     t.get("lds_latency_s")) if x)
+                                     t.get("lds_latency_s"), t.get("cold_tile_latency_s"))
+                         if x)
     lat_t = Term("t_latency_s", parts["t_latency"], "s",
                  "n_unit_iters * max(max(0, (C_alone + L)/u - C_cu), C_cu * q_L / (1 - q_L))"
                  " + fill, q_L = (L / (C_alone + L)) ** s_L, s_L = b + (w - b) / overlap_loss"
                  "; L = r g L_g + 2 L_lds (single), (1 - s) * max(0, L_g - C_alone) + s * L_g"
                  " + L_lds (register double buffer, s = checked_share + (1 - checked_share)"
-                 " * end_share; L_g there = r g L_g)",
+                 " * end_share; L_g there = r g L_g; max(L_g, L_cold) in the max where a"
+                 " double buffer is alone on its SM in one round)",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],

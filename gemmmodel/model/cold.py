@@ -1,0 +1,57 @@
+"""The cold tile load of a double buffer alone on its SM (thirty-eighth change, session 73;
+device runs BF, BQ, BR and BU).
+
+A double buffer loads tile i + 1 while it computes tile i, so its prefetch hides a tile
+load only as far as one tile of work lasts: (1 - s) * max(0, L - C_alone) per tile
+iteration (latency.py). The model takes L as the tile loads' byte-weighted latency L_g
+(L2 hits and DRAM misses). Where one block runs alone on its SM, in a launch whose blocks
+all start at once, a tile of data that is not yet in the L2 waits far longer:
+
+- run BF (cold_touch.json): a later tile round of fresh data waits 720 clk more than the
+  same round warm in the L2 (1205 against 485), a block alone on its SM; blocks that read
+  the same tile at the same time save little (they wait on the first reader's miss);
+- runs BQ, BR and BU: at one block per SM every tile pays it, in batched and 2-D launches,
+  at any K, while two or more blocks per SM hide most of it; a BK 32 double buffer's tile
+  work covers it, a BK 8 or BK 16 one's does not (run BU: 180-250 ns a tile).
+
+So there the prefetch covers the cold line wait, not L_g:
+
+    L_cold = L_l2 + E              E = 720 clk at run BF's 1980 MHz = 363 ns
+    L      = max(r g L_g, L_cold)  in the prefetch's cover term only (combine.py)
+
+      L_l2 the L2 latency (the warm round's line wait; calibration summary)
+      r    the load round trips of a tile (latency.load_trips_per_tile), which L_cold does
+           not take: a register-staged BK 8 build of r = 2 waits one cold round a tile
+           (round 77, 32x32x8/4x4/p4/db at 64x64x4096x16: 559 ns a tile; with r * L_cold
+           the model puts it 0.62 log too slow). That form was chosen after round 77's
+           sweep; round 78 is its pre-registered test (docs/selection.md).
+
+On only for a double buffer with LDS tiles in one round of blocks at fewer than 1.5
+resident blocks per SM, and only where run BF was measured (the H200; the H100 and the AMD
+specs have no cold_touch.json, and a transferred calibration does not carry it). Nothing
+fitted. Not for single buffers: they pay the cold round too (run BU: 290-305 ns a tile),
+but the fit has it in their efficiencies, and adding it takes LOKO to 6.02 % / tau 0.8897.
+"""
+
+from __future__ import annotations
+
+from gemmmodel.model.calib import Calib, value
+from gemmmodel.model.terms import Term
+
+
+def cold_tile_latency(spec, calib: Calib | None, trips: float, double_buffered: bool,
+                      rounds: float, units: float) -> Term | None:
+    """L_cold (module docstring), or None where it is off: not a double buffer, more than
+    one round of blocks, 1.5 or more resident blocks per SM, or no cold round measured.
+    `trips` (r) is reported, not applied."""
+    extra = float(getattr(calib, "cold_round_extra_s", 0.0) or 0.0)
+    if not double_buffered or rounds > 1 or units >= 1.5 or extra <= 0:
+        return None
+    l2_lat, l2_src = value(spec, calib, "l2_latency_s")
+    r = max(float(trips), 1.0)
+    return Term("cold_tile_latency_s", l2_lat + extra, "s", "L_l2 + E",
+                {"r": r, "L_l2": l2_lat, "E": extra, "rounds": float(rounds),
+                 "u": float(units)},
+                note=f"a double buffer alone on its SM in one round of blocks: its prefetch "
+                     f"covers the cold tile load, not L_g (cold.py; E: calibration "
+                     f"cold_touch.json, run BF; L2 latency: {l2_src})")
