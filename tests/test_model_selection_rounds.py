@@ -595,6 +595,18 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (88.27, 94.26, 99.41, 99.90), 0.1119,
      ["384x384x6144", "448x448x7168", "640x320x10240"],
      ["256x768x4096", "320x640x16384"]),
+    # 77 (64826a2, the same model; ranked in session 73 before its sweep, device run F at
+    # 5044724): batched, few blocks, long K (4-16 batches of 64-160 square-ish tiles, K
+    # 2048-8192). Both rankings pick 32x32x16/4x4/p4/db at every shape (55.6-59.3 % of the
+    # best); the best is its BK 32 twin 32x32x32/4x4/p4/db (the model's rank 2 or 3) at
+    # every shape. The model puts the pick at 36-140 us, measured 86-335 us: the cold tile
+    # load of runs BP-BR and BU, which it does not have (one 2-warp block per SM waits about
+    # 660 ns a tile; the BK 32 twin's tile work covers it)
+    ("heldout77", 76, "64826a2", (55.62, 56.82, 100.00, 100.00), 0.1934,
+     (55.62, 56.82, 100.00, 100.00), 0.1772,
+     ["128x128x2048x8", "128x64x6144x6", "160x160x2048x10", "64x128x8192x4", "64x64x4096x16",
+      "96x96x3072x12"],
+     []),
 ]
 
 
