@@ -607,6 +607,17 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      ["128x128x2048x8", "128x64x6144x6", "160x160x2048x10", "64x128x8192x4", "64x64x4096x16",
       "96x96x3072x12"],
      []),
+    # 78 (ce2d612, the thirty-eighth change, the cold tile load; ranked in session 73 before
+    # its sweep, device run F at 5215a50): its test, few blocks and long K again (2-D and
+    # batched). The model picks the best (32x32x32/4x4/p4/db) at four shapes; at
+    # 160x96x3072x14 (210 blocks, 1.6 per SM, where the term is off) it picks
+    # 32x32x16/4x4/p4/db (59.0 %, round 77's miss), at 576x288x6144 64x32x32/4x4/p4/db
+    # (91.9 %). The neighbours, with round 77 among them, pick the best at all six
+    ("heldout78", 77, "ce2d612", (58.95, 91.80, 100.00, 100.00), 0.1790,
+     (100.00, 100.00, 100.00, 100.00), 0.0762,
+     [],
+     ["160x96x3072x14", "192x96x2048x6", "384x192x12288", "576x288x6144", "64x96x6144x8",
+      "96x64x4096x12"]),
 ]
 
 
