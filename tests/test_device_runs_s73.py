@@ -3,11 +3,9 @@ launches timed cold (inputs rotated past the L2, as every sweep) and warm (one i
 kept in the L2) with the sweeps' tile-multiple builds (/db: the cp.async double buffer).
 H200, driver 580.159.04, SM clock 1980 MHz (calibration/h200/gpu_bu.txt)."""
 
-import csv
-import re
-
 import numpy as np
 import pytest
+from test_device_runs_s71 import _rows as short_launch_rows
 
 from gemmmodel import CALIBRATION_DIR
 
@@ -17,15 +15,10 @@ ONE_BLOCK = ("512x256x8192", "256x256x8192", "1024x256x4096")
 
 
 def _rows() -> dict:
-    with (FOLDER / "short_launch_bu.csv").open(newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    """run BU's rows by (shape, config), as run BP's (test_device_runs_s71), with the cold
+    minus warm time per tile iteration."""
     out = {}
-    for r in rows:
-        k = int(r["shape"].split("x")[2])
-        bk = int(re.match(r"\d+x\d+x(\d+)/", r["config"]).group(1))
-        r["tiles"] = -(-k // bk)
-        r["cold_s"], r["warm_s"] = float(r["rotated_s"]), float(r["one_set_s"])
-        r["again_s"] = float(r["rotated2_s"])
+    for r in short_launch_rows("bu"):
         r["per_tile_s"] = (r["cold_s"] - r["warm_s"]) / r["tiles"]
         out[(r["shape"], r["config"])] = r
     return out

@@ -16,9 +16,9 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     res = selection_ceiling("h200")
     committed, refit = res["committed"], res["insample"]
     # every swept (config, shape) assembles; 1024x1024x8192 was swept twice (heldout7, run L)
-    assert res["n"] == 3348 + 12648 + 70 * 2232 + 1860 - 372
+    assert res["n"] == 3348 + 12648 + 72 * 2232 + 1860 - 372
     assert list(committed["parts"]) == ["first", *HELDOUT_ROUNDS, "occupancy", "all"]
-    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 75 + 5
+    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 77 + 5
     assert set(refit["params"]) == set(FITTED_BY_DEFAULT)
     assert refit["params"] != committed["params"]
     # the refit minimises the log error on these very timings: it cannot be far worse
@@ -42,7 +42,8 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     # (session 68, no model change): 97.72 / 95.86 / 72.61
     assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(97.72, abs=0.05)
     assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(95.86, abs=0.1)
-    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(72.61, abs=0.05)
+    # 72.61 before rounds 76-78; 58.95: round 78's 160x96x3072x14 (session 73)
+    assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(58.95, abs=0.05)
     # in-sample parameters select no more than half a point better (the misses are the
     # terms'): 95.55 vs 95.86 % with round 69 (session 68; times MAPE 7.43 vs 7.45 %),
     # 95.50 vs 95.85 % with session 67's fragment cover and rounds 65-68 (times

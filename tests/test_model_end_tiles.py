@@ -68,10 +68,18 @@ def test_latency_per_iteration_hand_worked():
     parts = evaluate(comp, th)
     c_alone = parts["t_pipes"] / comp.n_unit_iters * comp.alone_factor
     s = 0.5    # no checked tile; the first of two tiles waits in full
-    want = th["latency_scale"] * ((1 - s) * max(0.0, comp.lat_g_s - c_alone)
+    # 120 blocks in one round, one per SM: the prefetch covers the cold tile load (cold.py)
+    assert comp.lat_cold_s > comp.lat_g_s
+    want = th["latency_scale"] * ((1 - s) * max(0.0, comp.lat_cold_s - c_alone)
                                   + s * comp.lat_g_s + comp.lat_lds_s)
     assert parts["latency_per_iter"] == pytest.approx(want)
-    assert parts["latency_per_iter"] > evaluate(replace(comp, end_share=0.0),
+    # the end tiles add latency where the cold tile load is off
+    warm = replace(comp, lat_cold_s=0.0)
+    assert evaluate(warm, th)["latency_per_iter"] > evaluate(replace(warm, end_share=0.0),
+                                                             th)["latency_per_iter"]
+    # known limit (docs/model.md "Session 73"): the first tile's whole wait keeps L_g, so
+    # here, where the covered tiles wait L_cold - C_alone > L_g, the end share lowers it
+    assert parts["latency_per_iter"] < evaluate(replace(comp, end_share=0.0),
                                                 th)["latency_per_iter"]
 
 
@@ -97,5 +105,7 @@ def test_short_k_double_buffers_err_like_their_single_buffers():
     single = np.mean(err["single"])
     gap_before = single - np.mean(err["db_before"])
     gap = single - np.mean(err["db"])
-    assert gap_before == pytest.approx(0.145, abs=0.01)
+    # 0.145 in session 65; 0.139 with session 72's fit; 0.133 with session 73's cold tile
+    # load (on here: 120 blocks in one round), which brings the double buffers 0.004 closer
+    assert gap_before == pytest.approx(0.133, abs=0.01)
     assert abs(gap) < 0.6 * gap_before

@@ -49,7 +49,10 @@ Latency hiding (Little's law; Volkov: ILP substitutes for occupancy). A block it
                                    right after issuing them, before the tile's compute
                                    (sm_90 SASS of the template's EDGE=1 /db builds), so they
                                    wait the whole L_g; 0 for cp.async double buffers
-                                   (EDGE=0 only) and where no tile crosses M, N or K
+                                   (EDGE=0 only) and where no tile crosses M, N or K.
+                                   A double buffer alone on its SM in one round of
+                                   blocks: max(r L_g, L_cold) in the max(0, . - C_alone),
+                                   the cold tile load (cold.py; thirty-eighth change)
       L_g / ilp                    no LDS (naive): u = resident waves, ilp = loads in flight
   plus the spill latency L_s (spill_latency) when the compile facts report spills:
       L_s = n_reload * L_l1        the reloads of one tile iteration, each an L1 hit the
