@@ -7,6 +7,8 @@
 #   bash tools/device/trim_tree.sh off    # afterwards (the files never leave the disk)
 #   bash tools/device/trim_tree.sh size   # bytes the device would copy now
 # Between `on` and `off` do not commit: the taken-out files would be committed as deleted.
+# tests/test_warm_l2.py reads warm_l2.csv when pytest collects it: a device pytest run while
+# trimmed passes --ignore=tests/test_warm_l2.py (it has no GPU test).
 set -eu
 cd "$(git rev-parse --show-toplevel)"
 EXCLUDE=.git/info/exclude
