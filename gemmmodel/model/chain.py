@@ -25,6 +25,7 @@ per k step for /4x8/db and 100 for /8x4/db; this term charges L_lds + I_k = 23 +
 
 from __future__ import annotations
 
+from gemmmodel.model.combine import ALONE_UNITS
 from gemmmodel.model.terms import Term
 
 
@@ -37,7 +38,7 @@ def fragment_chain(cover: Term, lds_latency_s: float, clock_hz: float, iteration
     phi = cover.value
     l_clk = lds_latency_s * clock_hz
     i_k = issue_clk_per_iter / max(int(bk), 1)
-    exposed = max(0.0, 1.0 - float(phi)) if units < 1.5 else 0.0
+    exposed = max(0.0, 1.0 - float(phi)) if units < ALONE_UNITS else 0.0
     value = float(iterations) * max(int(bk), 1) * (l_clk + i_k) * exposed / clock_hz
     return Term("t_chain_s", value, "s",
                 "n_iter * BK * (L_lds_clk + I_k) * (1 - fragment_cover) / clock_hz at one "

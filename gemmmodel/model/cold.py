@@ -36,6 +36,7 @@ but the fit has it in their efficiencies, and adding it takes LOKO to 6.02 % / t
 from __future__ import annotations
 
 from gemmmodel.model.calib import Calib, value
+from gemmmodel.model.combine import ALONE_UNITS
 from gemmmodel.model.terms import Term
 
 
@@ -45,7 +46,7 @@ def cold_tile_latency(spec, calib: Calib | None, trips: float, double_buffered: 
     one round of blocks, 1.5 or more resident blocks per SM, or no cold round measured.
     `trips` (r) is reported, not applied."""
     extra = float(getattr(calib, "cold_round_extra_s", 0.0) or 0.0)
-    if not double_buffered or rounds > 1 or units >= 1.5 or extra <= 0:
+    if not double_buffered or rounds > 1 or units >= ALONE_UNITS or extra <= 0:
         return None
     l2_lat, l2_src = value(spec, calib, "l2_latency_s")
     r = max(float(trips), 1.0)

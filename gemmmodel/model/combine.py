@@ -121,6 +121,9 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "edge_issue_full", "copy_share", "end_share",
           "edge_pile", "fragment_cover", "chain_s", "lat_cold_s")
 MODES = {"single": 0, "double": 1, "none": 2}
+#: Below this many resident blocks per SM a block is alone on its SM: no other block's warps
+#: issue under its waits (the fragment cover's lost share here, chain.py, cold.py)
+ALONE_UNITS = 1.5
 
 
 @dataclass(frozen=True)
@@ -325,7 +328,7 @@ def _rounds_part(a: dict, th: dict) -> dict:
     # and, at one resident block per SM, on the other tiles too where its loop reads the
     # fragments too late for its own FMAs to hide the LDS latency (thirty-sixth change,
     # session 67): 1 - fragment_cover of them; a second block's warps issue under the wait
-    lost = np.where(np.atleast_1d(a["units"]) * np.ones_like(waiting) < 1.5,
+    lost = np.where(np.atleast_1d(a["units"]) * np.ones_like(waiting) < ALONE_UNITS,
                     1.0 - np.clip(np.atleast_1d(a.get("fragment_cover", 1.0)), 0.0, 1.0), 0.0)
     q = np.where(_register_double(a, share), (waiting + (1.0 - waiting) * lost) * q, q)
     loss = top * q / (1.0 - q)
