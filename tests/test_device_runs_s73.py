@@ -69,8 +69,9 @@ def test_the_cold_tile_load_puts_the_double_buffers_alone_on_an_sm_right():
     # the thirty-eighth change (cold.py): at one block per SM the cp.async BK 8 builds are
     # within 0.1 log of their cold times (session 72's model: -0.64 and -0.94), and so too
     # slow warm (+0.45); known limits, not fixed: the single buffers (the fit holds their
-    # cold cost: 32x32x16/4x8 -0.6, 32x32x8/4x4 -0.43) and two blocks per SM, where the term
-    # is off (1024x256x4096: 32x32x8/4x4/db -0.52, 180 ns a tile cold)
+    # cold cost: 32x32x16/4x8 -0.6, 32x32x8/4x4 -0.43); at two blocks per SM the term was
+    # off (1024x256x4096: 32x32x8/4x4/db -0.52, 180 ns a tile cold) until the thirty-ninth
+    # change (session 74) took it to three blocks per SM
     keys = [(shape, name) for shape in FEW_BLOCKS
             for name in ("32x64x8/8x4/p4/db", "32x32x8/4x4/db", "32x32x16/4x8", "32x32x8/4x4")]
     pred, rows = _model(keys), _rows()
@@ -81,4 +82,4 @@ def test_the_cold_tile_load_puts_the_double_buffers_alone_on_an_sm_right():
             assert abs(err[(shape, name)][0]) < 0.11 and err[(shape, name)][1] > 0.4
         assert err[(shape, "32x32x16/4x8")][0] < -0.5
         assert err[(shape, "32x32x8/4x4")][0] < -0.35
-    assert err[("1024x256x4096", "32x32x8/4x4/db")][0] < -0.45
+    assert abs(err[("1024x256x4096", "32x32x8/4x4/db")][0]) < 0.1

@@ -42,7 +42,8 @@ def test_the_term_and_where_it_is_off():
     assert t.inputs["r"] == 2.0 and 480e-9 < t.value < 530e-9
     assert cold_tile_latency(spec, calib, 1.0, False, 1, 1.0) is None     # a single buffer
     assert cold_tile_latency(spec, calib, 1.0, True, 2, 1.0) is None      # two rounds
-    assert cold_tile_latency(spec, calib, 1.0, True, 1, 1.5) is None      # 1.5 blocks per SM
+    assert cold_tile_latency(spec, calib, 1.0, True, 1, 3.0).value == t.value   # three per SM
+    assert cold_tile_latency(spec, calib, 1.0, True, 1, 4.0) is None      # four blocks per SM
     assert cold_tile_latency(spec, Calib(), 1.0, True, 1, 1.0) is None    # not measured
     assert cold_tile_latency(load_spec("h100"), load_calib("h100"), 1.0, True, 1, 1.0) is None
 
@@ -58,7 +59,9 @@ def _components(name, shape):
     ("32x32x8/4x4/db", (512, 256, 8192, 1), True),        # cp.async, 128 blocks, one round
     ("32x32x16/4x4/p4/db", (64, 64, 4096, 16), True),     # register-staged, 64 blocks
     ("32x32x8/4x4", (512, 256, 8192, 1), False),          # a single buffer
-    ("32x32x8/4x4/db", (1024, 256, 4096, 1), False),      # two blocks per SM
+    ("32x32x8/4x4/db", (1024, 256, 4096, 1), True),       # two blocks per SM
+    ("32x32x8/4x4/db", (768, 512, 4096, 1), True),        # three (run BV)
+    ("32x64x8/8x4/p4/db", (2048, 512, 2048, 1), False),   # four
     ("32x32x8/4x4/db", (2048, 512, 2048, 1), False),      # eight per SM
     ("128x128x16/8x8/db", (4096, 4096, 4096, 1), False),  # several rounds
 ])

@@ -122,7 +122,7 @@ FIELDS = ("issue_s", "lds_s", "l2_s", "dram_s", "spawn_s", "w", "lookahead", "un
           "edge_pile", "fragment_cover", "chain_s", "lat_cold_s")
 MODES = {"single": 0, "double": 1, "none": 2}
 #: Below this many resident blocks per SM a block is alone on its SM: no other block's warps
-#: issue under its waits (the fragment cover's lost share here, chain.py, cold.py)
+#: issue under its waits (the fragment cover's lost share here, chain.py)
 ALONE_UNITS = 1.5
 
 
@@ -174,9 +174,9 @@ class Components:
     #                              read's LDS latency its own FMAs hide (latency.fragment_cover)
     chain_s: float = 0.0       # a cp.async double buffer at one resident block per SM: its
     #                            fragment chain (chain.py; thirty-seventh change)
-    lat_cold_s: float = 0.0    # a double buffer alone on its SM in one round of blocks: the
-    #                            cold tile load its prefetch covers (cold.py; thirty-eighth
-    #                            change); 0 = off
+    lat_cold_s: float = 0.0    # a double buffer at up to three blocks per SM in one round:
+    #                            the cold tile load its prefetch covers (cold.py; thirty-
+    #                            eighth and thirty-ninth changes); 0 = off
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -349,8 +349,8 @@ def _rounds_part(a: dict, th: dict) -> dict:
     units = np.maximum(np.atleast_1d(a["units"]), 1e-9)
     chains = independent_streams(w, units, th["overlap_loss"])
     # L per unit iteration (a register-staged double buffer waits the whole L_g only on
-    # its checked tiles and its first: the share `waiting`); where a double buffer is alone
-    # on its SM in one round, its prefetch covers the cold tile load (cold.py)
+    # its checked tiles and its first: the share `waiting`); where a double buffer runs in
+    # one round at up to three blocks per SM, its prefetch covers the cold tile load (cold.py)
     covered = np.maximum(lat_g, np.atleast_1d(a.get("lat_cold_s", 0.0)))
     lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
                    np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,
