@@ -15,11 +15,12 @@ FOLDER = CALIBRATION_DIR / "h200"
 FEW_BLOCKS = ("512x256x8192", "256x256x8192", "1024x256x4096")
 
 
-def _rows() -> dict:
-    """run BU's rows by (shape, config), as run BP's (test_device_runs_s71), with the cold
-    minus warm time per tile iteration."""
+def _rows(run: str = "bu") -> dict:
+    """run BU's rows (or another short_launch run's: BV, test_device_runs_s74) by (shape,
+    config), as run BP's (test_device_runs_s71), with the cold minus warm time per tile
+    iteration."""
     out = {}
-    for r in short_launch_rows("bu"):
+    for r in short_launch_rows(run):
         r["per_tile_s"] = (r["cold_s"] - r["warm_s"]) / r["tiles"]
         out[(r["shape"], r["config"])] = r
     return out
@@ -29,7 +30,8 @@ def _model(keys) -> dict:
     from gemmmodel.model.selection import posthoc_predictions
     from gemmmodel.spec import load_spec
 
-    shaped = [(name, tuple(int(x) for x in shape.split("x")) + (1,)) for shape, name in keys]
+    shaped = [(name, (tuple(int(x) for x in shape.split("x")) + (1,))[:4])
+              for shape, name in keys]
     got = posthoc_predictions(FOLDER, load_spec("h200"), shaped)
     return {key: got[s] for key, s in zip(keys, shaped)}
 

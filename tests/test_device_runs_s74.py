@@ -6,32 +6,16 @@ with the sweeps' tile-multiple builds (/db: the cp.async double buffer). H200, d
 
 import numpy as np
 import pytest
-from test_device_runs_s71 import _rows as short_launch_rows
+from test_device_runs_s73 import _model
+from test_device_runs_s73 import _rows as per_tile_rows
 
-from gemmmodel import CALIBRATION_DIR
-
-FOLDER = CALIBRATION_DIR / "h200"
 BATCHES = (33, 66, 99, 132, 198, 264)
 CONFIGS = ("32x32x8/4x4/db", "32x32x8/4x8/p4/db", "32x32x8/8x4/p4/db", "32x32x16/4x4/p4/db",
            "32x32x32/4x4/db", "32x64x8/8x4/p4/db")
 
 
 def _rows() -> dict:
-    out = {}
-    for r in short_launch_rows("bv"):
-        r["per_tile_s"] = (r["cold_s"] - r["warm_s"]) / r["tiles"]
-        out[(r["shape"], r["config"])] = r
-    return out
-
-
-def _model(keys) -> dict:
-    from gemmmodel.model.selection import posthoc_predictions
-    from gemmmodel.spec import load_spec
-
-    shaped = [(name, tuple(int(x) for x in shape.split("x")) + (1,) * (4 - shape.count("x") - 1))
-              for shape, name in keys]
-    got = posthoc_predictions(FOLDER, load_spec("h200"), shaped)
-    return {key: got[s] for key, s in zip(keys, shaped)}
+    return per_tile_rows("bv")
 
 
 def test_run_bv_times_48_launches_cold_twice_and_with_one_set():

@@ -618,6 +618,17 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      [],
      ["160x96x3072x14", "192x96x2048x6", "384x192x12288", "576x288x6144", "64x96x6144x8",
       "96x64x4096x12"]),
+    # 79 (20327bb, the thirty-ninth change, the cold tile load at up to three blocks per SM;
+    # ranked in session 74 before its sweep, device run F at beb456b): its test, one round
+    # at two or three 32x32 blocks per SM, K 3072-6144 (2-D and batched). Both rankings
+    # pick the best at three shapes, 96x64x6144x30 among them (session 73's model there:
+    # 32x32x16/4x4/p4/db, 58.4 %); they pick 32x32x32/4x4/p4/db at 576x576x5120 (86.9 %) and
+    # 704x448x4096 (93.9 %), where its 8x4 twin is the best, and at 128x64x4096x40 (90.5 %)
+    # where 64x64x32/8x4/p4/db is. The BK 32 double buffers are 0.17 log too slow
+    ("heldout79", 78, "20327bb", (86.89, 95.21, 90.48, 98.41), 0.1510,
+     (86.89, 95.21, 90.48, 98.41), 0.0703,
+     ["128x64x4096x40", "576x576x5120", "704x448x4096"],
+     ["640x384x6144", "64x96x3072x60", "96x64x6144x30"]),
 ]
 
 
