@@ -129,10 +129,12 @@ def test_run_bq_more_resident_blocks_hide_it():
         assert per[("64x64x512x48", name)] > 0.1e-6
 
 
-def test_run_bq_the_model_has_no_cold_latency_for_that_build():
-    # known limit (not fixed): the model puts 32x32x16/4x4/p4/db at 64x64x1024x48 at 23 us
-    # (its pipes; the latency hidden under a 0.32 us tile), measured 44.9 us cold and
-    # 25.9 us warm; its BK 32 twin (0.78 us of work per tile) 27.5 us against 28.6 / 25.2
+def test_run_bq_the_cold_latency_of_that_build():
+    # session 71's model put 32x32x16/4x4/p4/db at 64x64x1024x48 at 23 us (its pipes; the
+    # latency hidden under a 0.32 us tile), measured 44.9 us cold and 25.9 us warm; its BK 32
+    # twin (0.78 us of work per tile) 27.5 us against 28.6 / 25.2. The thirty-ninth change
+    # (session 74: the cold tile load at two blocks per SM, 192 blocks here) puts the BK 16
+    # build at 34.9 us (-0.25 log) and so behind its twin, as measured
     from gemmmodel.model.selection import posthoc_predictions
     from gemmmodel.spec import load_spec
 
@@ -143,9 +145,9 @@ def test_run_bq_the_model_has_no_cold_latency_for_that_build():
     pred = {name: got[(name, shape)] for name, _ in keys}
     fast = rows[("64x64x1024x48", "32x32x16/4x4/p4/db")]
     twin = rows[("64x64x1024x48", "32x32x32/4x4/p4/db")]
-    assert np.log(pred["32x32x16/4x4/p4/db"] / fast["cold_s"]) < -0.5
+    assert -0.35 < np.log(pred["32x32x16/4x4/p4/db"] / fast["cold_s"]) < -0.15
     assert abs(np.log(pred["32x32x32/4x4/p4/db"] / twin["cold_s"])) < 0.1
-    assert pred["32x32x16/4x4/p4/db"] < pred["32x32x32/4x4/p4/db"]
+    assert pred["32x32x16/4x4/p4/db"] > pred["32x32x32/4x4/p4/db"]
     assert fast["cold_s"] > 1.5 * twin["cold_s"]
 
 
