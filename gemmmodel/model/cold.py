@@ -33,9 +33,9 @@ So there the prefetch covers the cold line wait, not L_g:
 A second and a third block on the SM do not hide the wait: each block still waits L_cold
 a tile, and combine.py's Little's-law bound, (C_alone + L) / u per block iteration,
 overlaps the u blocks' waits. On only for a double buffer with LDS tiles in one round of
-blocks at fewer than COLD_UNITS (3.5) resident blocks per SM. The bound is run BV's: every
-one of runs BU and BV's 32 moved launches is nearer its cold time with it, while at four
-32x64 blocks per SM in 2-D (2048x512x2048, 1024x1024x2048) the term puts
+blocks at fewer than COLD_UNITS (3.5) resident blocks per SM. The bound is run BV's: each
+of the 14 of runs BU and BV's 80 launches that it moves is nearer its cold time, while at
+four 32x64 blocks per SM in 2-D (2048x512x2048, 1024x1024x2048) the term would put
 32x64x8/8x4/p4/db 0.16 log too slow, where its cold and warm times agree. The
 thirty-eighth change had 1.5 (one block per SM). Round 79 is the extension's
 pre-registered test (docs/selection.md). Only where run BF was measured (the H200; the
