@@ -53,10 +53,12 @@ def test_the_cold_tile_load_at_two_and_three_blocks_per_sm():
         assert abs(np.log(pred[k] / rows[k]["cold_s"])) < 0.16, k
 
 
-@pytest.mark.parametrize("batch", [132, 198])
-def test_four_and_six_batched_blocks_per_sm_the_known_limit(batch):
-    # the term is off from four blocks per SM (2-D launches there pay no cold load: above),
-    # so the batched one-warp BK 8 builds there stay 0.3-0.62 log too fast
+@pytest.mark.parametrize("batch", [198])
+def test_six_batched_blocks_per_sm_the_known_limit(batch):
+    # the term is off from four blocks per SM with two or more warps on a scheduler (2-D
+    # launches there pay no cold load: above), so the batched one-warp BK 8 builds at six
+    # per SM stay 0.3-0.62 log too fast; at four per SM (132 batches) each warp has its
+    # scheduler to itself and the fortieth change puts the term on (test_device_runs_s75)
     keys = [(f"64x64x4096x{batch}", c) for c in ("32x32x8/4x8/p4/db", "32x32x8/8x4/p4/db")]
     pred, rows = _model(keys), _rows()
     for k in keys:

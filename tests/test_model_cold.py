@@ -1,6 +1,7 @@
 """The thirty-eighth change (session 73): a double buffer alone on its SM in one round of
 blocks has its prefetch cover the cold tile load (gemmmodel/model/cold.py; device runs BF,
-BQ, BR and BU)."""
+BQ, BR and BU); the thirty-ninth and fortieth (sessions 74, 75) extend it to three blocks per
+SM and to one warp per scheduler (runs BV, BW)."""
 
 import json
 
@@ -36,16 +37,21 @@ def test_where_run_bf_was_not_measured_it_is_zero(tmp_path):
 
 def test_the_term_and_where_it_is_off():
     spec, calib = load_spec("h200"), load_calib("h200")
-    t = cold_tile_latency(spec, calib, 2.0, True, 1, 1.0)
+    t = cold_tile_latency(spec, calib, 2.0, True, 1, 1.0, 1.0)
     l2 = calib.values["l2_latency_s"]
     assert t.value == pytest.approx(l2 + calib.cold_round_extra_s)   # r is not applied
     assert t.inputs["r"] == 2.0 and 480e-9 < t.value < 530e-9
-    assert cold_tile_latency(spec, calib, 1.0, False, 1, 1.0) is None     # a single buffer
-    assert cold_tile_latency(spec, calib, 1.0, True, 2, 1.0) is None      # two rounds
-    assert cold_tile_latency(spec, calib, 1.0, True, 1, 3.0).value == t.value   # three per SM
-    assert cold_tile_latency(spec, calib, 1.0, True, 1, 4.0) is None      # four blocks per SM
-    assert cold_tile_latency(spec, Calib(), 1.0, True, 1, 1.0) is None    # not measured
-    assert cold_tile_latency(load_spec("h100"), load_calib("h100"), 1.0, True, 1, 1.0) is None
+    assert cold_tile_latency(spec, calib, 1.0, False, 1, 1.0, 1.0) is None   # a single buffer
+    assert cold_tile_latency(spec, calib, 1.0, True, 2, 1.0, 1.0) is None    # two rounds
+    # three blocks per SM, whatever their warps
+    assert cold_tile_latency(spec, calib, 1.0, True, 1, 3.0, 2.0).value == t.value
+    assert cold_tile_latency(spec, calib, 1.0, True, 1, 4.0, 2.0) is None    # four, w = 2
+    # four one-warp blocks: each warp has its scheduler to itself (fortieth change, run BW)
+    assert cold_tile_latency(spec, calib, 1.0, True, 1, 4.0, 1.0).value == t.value
+    assert cold_tile_latency(spec, calib, 1.0, True, 1, 6.0, 1.5) is None    # six one-warp
+    assert cold_tile_latency(spec, Calib(), 1.0, True, 1, 1.0, 1.0) is None  # not measured
+    assert cold_tile_latency(load_spec("h100"), load_calib("h100"), 1.0, True, 1, 1.0,
+                             1.0) is None
 
 
 def _components(name, shape):
@@ -61,7 +67,9 @@ def _components(name, shape):
     ("32x32x8/4x4", (512, 256, 8192, 1), False),          # a single buffer
     ("32x32x8/4x4/db", (1024, 256, 4096, 1), True),       # two blocks per SM
     ("32x32x8/4x4/db", (768, 512, 4096, 1), True),        # three (run BV)
-    ("32x64x8/8x4/p4/db", (2048, 512, 2048, 1), False),   # four
+    ("32x64x8/8x4/p4/db", (2048, 512, 2048, 1), False),   # four two-warp blocks
+    ("32x32x8/8x4/p4/db", (64, 64, 4096, 132), True),     # four one-warp blocks (run BW)
+    ("32x32x8/8x4/p4/db", (64, 64, 4096, 198), False),    # six one-warp blocks
     ("32x32x8/4x4/db", (2048, 512, 2048, 1), False),      # eight per SM
     ("128x128x16/8x8/db", (4096, 4096, 4096, 1), False),  # several rounds
 ])

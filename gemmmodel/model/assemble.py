@@ -224,9 +224,10 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
         terms["t_chain_s"] = chain
     if copies is not None:  # cp.async double buffer: a wait per block tile iteration
         terms["async_copies"] = copies
-    # a double buffer at up to three blocks per SM in one round: the cold tile load (cold.py)
+    # a double buffer in one round at up to three blocks per SM, or with one warp per
+    # scheduler: the cold tile load (cold.py)
     cold = (cold_tile_latency(spec, calib, trips.value if trips is not None else 1.0,
-                              desc.double_buffered, wi.rounds, units)
+                              desc.double_buffered, wi.rounds, units, wi.waves_per_simd)
             if desc.uses_lds else None)
     if cold is not None:
         terms["cold_tile_latency_s"] = cold

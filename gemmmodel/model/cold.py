@@ -1,6 +1,7 @@
 """The cold tile load of a double buffer in one round of blocks (thirty-eighth change,
-session 73; extended to three blocks per SM in the thirty-ninth, session 74; device runs BF,
-BQ, BR, BU and BV).
+session 73; extended to three blocks per SM in the thirty-ninth, session 74, and to one warp
+per scheduler at any block count in the fortieth, session 75; device runs BF, BQ, BR, BU, BV
+and BW).
 
 A double buffer loads tile i + 1 while it computes tile i, so its prefetch hides a tile
 load only as far as one tile of work lasts: (1 - s) * max(0, L - C_alone) per tile
@@ -38,7 +39,21 @@ of the 14 of runs BU and BV's 80 launches that it moves is nearer its cold time,
 four 32x64 blocks per SM in 2-D (2048x512x2048, 1024x1024x2048) the term would put
 32x64x8/8x4/p4/db 0.16 log too slow, where its cold and warm times agree. The
 thirty-eighth change had 1.5 (one block per SM). Round 79 is the extension's
-pre-registered test (docs/selection.md). Only where run BF was measured (the H200; the
+pre-registered test (docs/selection.md).
+
+Run BW (fortieth change): a block whose warps each have a scheduler to themselves waits its
+cold load at four blocks per SM too. The batched one-warp 32x32x8/8x4/p4/db takes 594-607 ns
+a tile per block at one to three blocks per SM (run BV) and 579-667 ns at four (runs BV and
+BW: 667, 618 and 579 ns where 1, 2 and 4 blocks share each tile), and the 2-D 768x704x4096
+(four per SM, 22-24 sharers) pays 115 ns a tile cold over warm (cp.async) and 209 ns (its
+register-staged build), while its two-warp 32x32x8/4x4/db pays 49 and 109 ns, and four two-
+warp 32x64 blocks per SM in 2-D pay under 35 ns (runs BU and BV). So the term is on at any
+block count where the busiest scheduler holds at most ONE_WARP resident warp (w of waves.py:
+one-warp blocks at four per SM; fewer blocks are on already). It moves 6 of runs BU, BV and
+BW's 100 launches, each nearer its cold time (the batched one-warp BK 8 builds at four per
+SM from -0.42..-0.61 log to -0.11..-0.25). LOKO does not move (no training launch is like
+that); held-out shapes of rounds 1-79 post hoc: no pick changes, the neighbours' mean 97.46
+-> 97.51 %. Round 80 is its pre-registered test. Only where run BF was measured (the H200; the
 H100 and the AMD specs have no cold_touch.json, and a transferred calibration does not
 carry it). Nothing fitted. Not for single buffers: they pay the cold round too (run BU:
 290-305 ns a tile), but the fit has it in their efficiencies, and adding it takes LOKO to
@@ -53,21 +68,27 @@ from gemmmodel.model.terms import Term
 #: fewer resident blocks per SM than this, in one round of blocks: each block waits the cold
 #: tile load (module docstring; runs BU and BV)
 COLD_UNITS = 3.5
+#: or at most this many resident warps on the busiest scheduler, at any block count: no
+#: other warp on a block's scheduler issues under its wait (module docstring; run BW)
+ONE_WARP = 1.0
 
 
 def cold_tile_latency(spec, calib: Calib | None, trips: float, double_buffered: bool,
-                      rounds: float, units: float) -> Term | None:
+                      rounds: float, units: float, w: float) -> Term | None:
     """L_cold (module docstring), or None where it is off: not a double buffer, more than
-    one round of blocks, COLD_UNITS or more resident blocks per SM, or no cold round
-    measured. `trips` (r) is reported, not applied."""
+    one round of blocks, COLD_UNITS or more resident blocks per SM with more than
+    ONE_WARP resident warps on the busiest scheduler (w), or no cold round measured.
+    `trips` (r) is reported, not applied."""
     extra = float(getattr(calib, "cold_round_extra_s", 0.0) or 0.0)
-    if not double_buffered or rounds > 1 or units >= COLD_UNITS or extra <= 0:
+    crowded = units >= COLD_UNITS and w > ONE_WARP
+    if not double_buffered or rounds > 1 or crowded or extra <= 0:
         return None
     l2_lat, l2_src = value(spec, calib, "l2_latency_s")
     r = max(float(trips), 1.0)
     return Term("cold_tile_latency_s", l2_lat + extra, "s", "L_l2 + E",
                 {"r": r, "L_l2": l2_lat, "E": extra, "rounds": float(rounds),
-                 "u": float(units)},
-                note=f"a double buffer at {units:g} blocks per SM in one round of blocks: "
+                 "u": float(units), "w": float(w)},
+                note=f"a double buffer at {units:g} blocks per SM ({w:g} warps on the busiest "
+                     f"scheduler) in one round of blocks: "
                      f"its prefetch covers the cold tile load, not L_g (cold.py; E: "
                      f"calibration cold_touch.json, run BF; L2 latency: {l2_src})")

@@ -174,9 +174,9 @@ class Components:
     #                              read's LDS latency its own FMAs hide (latency.fragment_cover)
     chain_s: float = 0.0       # a cp.async double buffer at one resident block per SM: its
     #                            fragment chain (chain.py; thirty-seventh change)
-    lat_cold_s: float = 0.0    # a double buffer at up to three blocks per SM in one round:
-    #                            the cold tile load its prefetch covers (cold.py; thirty-
-    #                            eighth and thirty-ninth changes); 0 = off
+    lat_cold_s: float = 0.0    # a double buffer in one round at up to three blocks per SM
+    #                            or one warp per scheduler: the cold tile load its prefetch
+    #                            covers (cold.py; thirty-eighth to fortieth changes); 0 = off
     terms: dict = field(default_factory=dict, compare=False)  # theta-free sub-terms
 
     def array_row(self) -> list[float]:
@@ -350,7 +350,8 @@ def _rounds_part(a: dict, th: dict) -> dict:
     chains = independent_streams(w, units, th["overlap_loss"])
     # L per unit iteration (a register-staged double buffer waits the whole L_g only on
     # its checked tiles and its first: the share `waiting`); where a double buffer runs in
-    # one round at up to three blocks per SM, its prefetch covers the cold tile load (cold.py)
+    # one round at up to three blocks per SM or one warp per scheduler, its prefetch covers
+    # the cold tile load (cold.py)
     covered = np.maximum(lat_g, np.atleast_1d(a.get("lat_cold_s", 0.0)))
     lat = np.where(mode == MODES["none"], lat_g / np.maximum(np.atleast_1d(a["ilp"]), 1.0),
                    np.where(mode == MODES["single"], lat_g + 2.0 * lat_lds,

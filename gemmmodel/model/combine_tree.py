@@ -90,7 +90,8 @@ def build_tree(comp: Components, theta: dict, parts: dict) -> Term:
                  "; L = r g L_g + 2 L_lds (single), (1 - s) * max(0, L_g - C_alone) + s * L_g"
                  " + L_lds (register double buffer, s = checked_share + (1 - checked_share)"
                  " * end_share; L_g there = r g L_g; max(L_g, L_cold) in the max where a"
-                 " double buffer runs in one round at up to three blocks per SM)",
+                 " double buffer runs in one round at up to three blocks per SM or one"
+                 " warp per scheduler)",
                  {"n_unit_iters": comp.n_unit_iters, "u": comp.units,
                   "alone_factor": comp.alone_factor, "L_s": parts["latency_per_iter"],
                   "exposed_per_iter_s": parts["exposed_per_iter"], "fill_s": parts["fill"],
