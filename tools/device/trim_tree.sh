@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The device tool copies the working tree (tracked files and untracked files git does not
-# ignore) and refuses more than 64 MiB (it refused 66.3 MB in session 73). The tracked tree is larger (about 67 MB in session
+# ignore) and refuses more than 64 MiB (it refused 66.3 MB in sessions 73 and 75). The tracked tree is larger (about 67 MB in session
 # 64), mostly reports and data files that no device run reads. This takes them out of the
 # index and lists them in .git/info/exclude for one device call, then puts them back:
 #   bash tools/device/trim_tree.sh on     # before the `run` call(s)
@@ -19,7 +19,11 @@ calibration/h200/tail_stamps_aq.json calibration/h200/block_placement.json
 calibration/h200/tail_stamps_ad.json calibration/h200/block_stamps_bk.json
 calibration/h200/selection_resweep_ak3.csv calibration/h200/selection_resweep_al.csv
 calibration/h200/selection_resweep_am.csv calibration/h200/selection_resweep_ai1.csv
-calibration/h200/selection_resweep_ai2.csv calibration/h200/warm_l2.csv"
+calibration/h200/selection_resweep_ai2.csv calibration/h200/warm_l2.csv
+calibration/h200/tail_stamps_ae.json calibration/h100/selection_sweep.csv
+calibration/h100/selection_sweep_heldout.csv calibration/h100/selection_sweep_heldout2.csv
+calibration/h100/selection_sweep_heldout3.csv calibration/h100/selection_sweep_heldout4.csv
+calibration/h100/h200_round52_sweep_on_h100.csv"
 
 size() {
   git ls-files -z --cached --others --exclude-standard | xargs -0 du -bc 2>/dev/null | tail -1
