@@ -629,6 +629,17 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (86.89, 95.21, 90.48, 98.41), 0.0703,
      ["128x64x4096x40", "576x576x5120", "704x448x4096"],
      ["640x384x6144", "64x96x3072x60", "96x64x6144x30"]),
+    # 80 (b3440e1, the fortieth change, the cold tile load at one warp per scheduler; ranked
+    # in session 75 before its sweep, device run F at 7dd15e6): one round at about four
+    # 32x32 blocks per SM (2-D and batched). Both rankings pick the best 2-D shapes; the
+    # model's misses are session 74's lead 1 again: at the batched 64x64x2048x132 and
+    # 128x64x3072x66 the best is 64x64x32/8x4/p4/db at one warp per scheduler (ranked 8th
+    # and 12th: its fetch floor, eta 0.41 from 73 KiB of code, where ncu counts no fetch
+    # stall, run BW), and the model picks 32x64x32/4x4/p4/db (85.2 / 83.6 %)
+    ("heldout80", 79, "b3440e1", (83.58, 93.71, 83.58, 94.73), 0.1331,
+     (85.20, 93.66, 94.13, 98.95), 0.0954,
+     ["128x64x3072x66", "64x64x2048x132", "96x96x1024x58"],
+     ["1056x512x1536", "704x768x2048"]),
 ]
 
 
