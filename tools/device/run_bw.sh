@@ -31,11 +31,7 @@ for job in "96x64x6144x30 32x32x32/4x4/p4/db 32x32x32/8x4/p4/db 32x64x32/4x4/p4/
   set -- $job; size=$1; shift
   # compile outside ncu first (NVRTC of a batched BK 32 build takes seconds)
   timeout 120 python3 tools/device/ncu_launch.py configs --size $size "$@" | tail -1
-  timeout 150 ncu --csv --page raw -k regex:sgemm --section WarpStateStats \
-    --section SchedulerStats --metrics $m python3 tools/device/ncu_launch.py configs \
-    --size $size "$@" > $OUT/ncu_bw_$size.txt 2>&1
-  grep "==ERROR==" $OUT/ncu_bw_$size.txt | head -3
-  echo "$size: $(grep -c '^"' $OUT/ncu_bw_$size.txt) rows"
+  ncu_configs bw $size "$@"
 done
 tail -22 $OUT/short_launch_bw.txt
 tail -6 $OUT/short_launch_bw_edge.txt
