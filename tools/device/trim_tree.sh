@@ -23,7 +23,12 @@ calibration/h200/selection_resweep_ai2.csv calibration/h200/warm_l2.csv
 calibration/h200/tail_stamps_ae.json calibration/h100/selection_sweep.csv
 calibration/h100/selection_sweep_heldout.csv calibration/h100/selection_sweep_heldout2.csv
 calibration/h100/selection_sweep_heldout3.csv calibration/h100/selection_sweep_heldout4.csv
-calibration/h100/h200_round52_sweep_on_h100.csv"
+calibration/h100/h200_round52_sweep_on_h100.csv calibration/h200/tail_stamps_ab.json
+calibration/h200/ncu_ab_src_1100x900x5200.txt.gz calibration/h200/ncu_ab_src_176x104x448x40.txt.gz
+calibration/h200/ncu_ad_src_1000x1000x1000.txt.gz calibration/h200/ncu_av2_src_8192x256x8192.txt.gz
+calibration/h200/ncu_ay_src_1024x1024x8192.txt.gz calibration/h200/ncu_be_src_12288x192x448.txt.gz
+calibration/h200/ncu_bg_src_11200x1400x1200.txt.gz calibration/h200/ncu_bg_src_350x1400x1200.txt.gz
+calibration/h200/ncu_bi_src_1400x1400x4000.txt.gz calibration/h200/ncu_bi_src_1408x1408x4096.txt.gz"
 
 size() {
   git ls-files -z --cached --others --exclude-standard | xargs -0 du -bc 2>/dev/null | tail -1
