@@ -7,7 +7,6 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
-from test_device_runs_s71 import _rows as short_launch_rows
 from test_device_runs_s73 import _model, _rows
 
 from gemmmodel import CALIBRATION_DIR
@@ -19,17 +18,8 @@ ONE_WARP = "32x32x8/8x4/p4/db"
 SHARERS = {"32x32x4096x528": 1, "64x64x4096x132": 2, "128x128x4096x33": 4}
 
 
-def _edge_rows() -> dict:
-    """768x704x4096 with the bounds-checked (register-staged) builds (SHORT_EDGE=1)."""
-    out = {}
-    for r in short_launch_rows("bw_edge"):
-        r["per_tile_s"] = (r["cold_s"] - r["warm_s"]) / r["tiles"]
-        out[(r["shape"], r["config"])] = r
-    return out
-
-
 def test_run_bw_times_25_launches_cold_twice_and_with_one_set():
-    rows, edge = _rows("bw"), _edge_rows()
+    rows, edge = _rows("bw"), _rows("bw_edge")
     assert len(rows) == 4 * 5 and len(edge) == 5
     every = list(rows.values()) + list(edge.values())
     assert {r["gpu"] for r in every} == {"NVIDIA H200"}
@@ -60,7 +50,7 @@ def test_2d_four_blocks_per_sm_one_warp_blocks_pay_the_cold_load():
     # 768x704x4096: four 32x32 blocks per SM, 22-24 of them share each tile. Cold minus warm
     # per tile iteration: the one-warp BK 8 build 115 ns (cp.async) / 209 ns (register-
     # staged), the two-warp 32x32x8/4x4/db 49 / 109 ns, BK 16 and BK 32 builds under 25 ns
-    rows, edge = _rows("bw"), _edge_rows()
+    rows, edge = _rows("bw"), _rows("bw_edge")
     key = ("768x704x4096", ONE_WARP)
     assert 0.10e-6 < rows[key]["per_tile_s"] < 0.13e-6
     assert 0.19e-6 < edge[key]["per_tile_s"] < 0.23e-6
@@ -101,12 +91,12 @@ def test_two_warp_blocks_at_four_per_sm_keep_the_term_off():
     assert got[keys[1]].units == 4 and got[keys[1]].lat_cold_s > 0
 
 
-def _ncu() -> dict:
+def _ncu(run: str) -> dict:
+    """{(shape, config): {counter: value}} of every launch in calibration/h200/ncu_<run>_*.txt."""
     out = {}
-    for path in sorted(FOLDER.glob("ncu_bw_*.txt")):
+    for path in sorted(FOLDER.glob(f"ncu_{run}_*.txt")):
         for fields, launch in read_ncu_launches(path.read_text(errors="replace")):
-            c = {k: v[0] for k, v in launch.counters.items()}
-            out[(fields[-1], fields[2])] = c
+            out[(fields[-1], fields[2])] = {k: v[0] for k, v in launch.counters.items()}
     return out
 
 
@@ -117,7 +107,7 @@ def test_ncu_the_one_warp_bk32_builds_do_not_stall_on_fetch():
     # nine launches of round 79 at one warp per scheduler (the 704x448x4096 4x4 build 1.2):
     # at most 0.06 warps per issue on no_instruction, the batched 8x4 builds (73-97 KiB of
     # code) included, which issue on 63-68 % of cycles
-    got = _ncu()
+    got = _ncu("bw")
     assert len(got) == 9
     for key, c in got.items():
         assert c[NO_INSTR] < 0.07, key
@@ -164,20 +154,12 @@ def _bx():
     return rows, out
 
 
-def _bx_ncu() -> dict:
-    out = {}
-    for path in sorted(FOLDER.glob("ncu_bx_*.txt")):
-        for fields, launch in read_ncu_launches(path.read_text(errors="replace")):
-            out[(fields[-1], fields[2])] = {k: v[0] for k, v in launch.counters.items()}
-    return out
-
-
 def test_run_bx_times_16_launches_and_counts_them():
     rows, keys = _bx()
     assert len(rows) == 16 and {r["gpu"] for r in rows.values()} == {"NVIDIA H200"}
     assert max(abs(np.log(r["cold_s"] / r["again_s"])) for r in rows.values()) < 0.03
     assert [rows[k]["tiles"] for k in keys[BX_CONFIGS[0]]] == [2, 4, 8, 16, 32, 64, 128, 256]
-    got = _bx_ncu()
+    got = _ncu("bx")
     assert set(got) == set(rows)
     # one warp per scheduler for the 8x4 build, two for the 4x4
     for (shape, cfg), c in got.items():
@@ -205,7 +187,7 @@ def test_the_fetch_stall_is_paid_once_per_block():
     # run AC's eta 0.41), at most 5400 up to 16 tiles, 9620 at 256: a once-per-block cost and
     # a small steady one
     _, keys = _bx()
-    got = _bx_ncu()
+    got = _ncu("bx")
     cfg = BX_CONFIGS[0]
     stall = [got[k][NO_INSTR] for k in keys[cfg]]
     assert stall[0] > 1.4 and stall[-1] < 0.04
