@@ -90,6 +90,7 @@ def test_committed_sm90_table_covers_the_search_space():
     assert template_facts(parse_name("128x64x16/8x8/p4"), H200, 127) == {
         "regs": 127, "lds_bytes": parse_name("128x64x16/8x8/p4").lds_bytes,
         "load_round_trips_per_tile": trips["128x64x16/8x8/p4"], "code_instructions": 1563.0,
+        "loop_code_instructions": 1127.0,
         # the plain build's fragment lookahead as the device's NVRTC built it (run BH)
         "fragment_lookahead": 42.16, "fragment_lookahead_source": "device SASS (h200, run BH)"}
     assert template_facts(parse_name("128x64x16/8x8/p4"), load_spec("mi100")) is None

@@ -245,6 +245,8 @@ def tile_facts(cfg, flat: dict) -> dict:
         facts["instructions_per_tile"] = float(flat["loop_instructions"]) * scale
     if flat.get("total_instructions"):
         facts["code_instructions"] = float(flat["total_instructions"])
+    if flat.get("loop_instructions"):
+        facts["loop_code_instructions"] = float(flat["loop_instructions"])
     return facts
 
 
@@ -434,7 +436,7 @@ def _model_facts(cfg, table: dict, regs, edge: bool) -> dict | None:
     if regs:
         out.update(regs=int(regs), lds_bytes=cfg.lds_bytes)
     for key in ("load_round_trips_per_tile", "spill_ops_per_tile", "code_instructions",
-                "fragment_lookahead"):
+                "loop_code_instructions", "fragment_lookahead"):
         if table.get(key) is not None and (key != "spill_ops_per_tile" or table[key] > 0):
             out[key] = table[key]
     if edge:

@@ -16,7 +16,7 @@ from gemmmodel.model.chain import fragment_chain
 from gemmmodel.model.cold import cold_tile_latency
 from gemmmodel.model.combine import MODES, Components
 from gemmmodel.model.edge_tail import edge_pile_term
-from gemmmodel.model.fetch import code_kib, fetch_term, stall_rate
+from gemmmodel.model.fetch import code_kib, fetch_term, loop_code_kib, loop_in_code_rate, stall_rate
 from gemmmodel.model.kernel import KernelDesc, describe
 from gemmmodel.model.lds import async_copy_cycles_per_iter, lds_passes_per_iter, pass_rate_per_clk
 from gemmmodel.model.lines import global_line_term
@@ -180,8 +180,14 @@ def assemble(params: dict, facts, spec, shape, calib: Calib | None = None) -> Co
     # instruction fetch: the issue rate the kernel's code size allows at its w (run AC)
     icache = calib.icache if calib is not None else ()
     kib = code_kib(facts, spec)
+    # and, at two warps per scheduler, run BL's rate of the main loop inside that code
+    # with the blocks out of step, where it is higher (forty-first change)
+    loop_kib = loop_code_kib(facts, spec)
+    loop_eta = loop_in_code_rate(calib.icache_phase if calib is not None else (), loop_kib,
+                                 kib, iters, wi.waves_per_simd)
     fetch = fetch_term(icache, kib, wi.waves_per_simd,
-                       str(calib.source) if calib is not None else "")
+                       str(calib.source) if calib is not None else "", loop_eta,
+                       {"loop_KiB": loop_kib, "trips": iters, "eta_BL": loop_eta})
     if fetch is not None and "tail_w" in tail:
         tail["tail_fetch_rate"] = stall_rate(icache, kib, tail["tail_w"])
     # a register-staged double buffer's tiles that take the checked loads wait for them

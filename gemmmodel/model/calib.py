@@ -50,9 +50,9 @@ from pathlib import Path
 
 from gemmmodel import CALIBRATION_DIR
 from gemmmodel.errors import BadArgument, GemmModelError
-from gemmmodel.model.fetch import load_icache
-from gemmmodel.model.lines import load_line_costs
+from gemmmodel.model.fetch import load_icache, load_icache_phase
 from gemmmodel.model.inner import load_inner_loop
+from gemmmodel.model.lines import load_line_costs
 from gemmmodel.model.pitch import load_pitch_table
 
 DEFAULT_FIT = {
@@ -130,6 +130,9 @@ class Calib:
     inner_loop: tuple = ()
     #: ((code KiB, w, eta_fetch), ...): a straight-line loop's issue rate (fetch.py, run AC)
     icache: tuple = ()
+    #: ((w, loop KiB, trips, code KiB, in step, eta), ...): a loop inside larger code
+    #: (fetch.py, run BL)
+    icache_phase: tuple = ()
     #: ((bytes in flight per SM, L2 latency clk), ...) under load: global_latency_loaded.json
     global_latency_loaded: tuple = ()
     #: ((kind, bytes, lines, clk), ...): a global access's L1 cost by lines (lines.py, H6/AR)
@@ -267,7 +270,8 @@ def load_calib(gpu: str, root: Path | None = None) -> Calib:
         training = tuple(data.get("training_set", ()))
     return Calib(gpu=gpu, values=values, fit=fit, training=training, source=str(folder),
                  lds_latency_loaded=load_lds_loaded(folder), inner_loop=load_inner_loop(folder),
-                 icache=load_icache(folder), global_latency_loaded=load_global_loaded(folder),
+                 icache=load_icache(folder), icache_phase=load_icache_phase(folder),
+                 global_latency_loaded=load_global_loaded(folder),
                  l1_lines=load_line_costs(folder), pitch=load_pitch_table(folder),
                  cold_round_extra_s=load_cold_round(folder))
 

@@ -38,6 +38,30 @@ AB's batched 64x64x32/8x8/p4/db 1.42 at one warp, run AS's bounds-checked BK 32 
 builds 0.28-0.47. Session 49 found the same at run AQ and left the floor on because
 selection did not improve. Taken now for what ncu measures: LOKO tau 0.8900 -> 0.8934 on
 the H200 (docs/model.md section 10).
+A loop inside larger code (forty-first change, session 76): run AC's rate at the whole code's
+size is that of a loop that streams all of it on every pass. A GEMM build's main loop is
+only part of its code. Once the whole code is past the L1.5's cliff (about 128 KiB) and the
+loop is not, each pass re-fetches only what other blocks' prologues and epilogues evicted.
+Run BL (tools/device/icache_phase.py; calibration/<gpu>/icache_phase.json) measured that
+case: a hot loop of 24 or 48 KiB run `trips` times per pass of 0-128 KiB of cold code, at
+w = 1, 2 and 4, with the blocks in step or out of step. At two warps per scheduler the
+model takes
+    eta_fetch = max(eta_AC(code_KiB, w), eta_BL,out(loop_KiB, code_KiB, trips, w))
+      loop_KiB  the main loop's code (compile facts), held at run BL's 24-48 KiB ends
+      trips     the block's tile iterations, ceil(K / BK) (linear in log trips, held at
+                run BL's 4-64)
+      out       run BL's blocks out of step: a GEMM's warps wait at their own LDS reads,
+                loads and barriers, so they do not walk the code together as run BL's
+                in-step FFMA loops do. Scored in session 76: the in-step or a 1 / rounds
+                in-step share put the held-out one-round launches 0.30 log fast.
+Only the max. Below the cliff run BL's rate can sit under run AC's (a 24 KiB loop in 88-120
+KiB at w = 2: 0.39-0.90), but the template's builds there are not slower than run AC's rate
+says: taking run BL's rate there put held-out picks on worse builds (session 76). At one
+warp per scheduler run AC's rate stays. Session 69 found that a GEMM's last round at w = 1
+follows the whole code's rate, where run BL's loop does not; a session 76 variant that took
+run BL's rate at w = 1 too put 4 held-out shapes' picks at 75-80 % of the best. Without run BL's file (every GPU
+but the H200) the rule is off.
+
 Not modelled: run AO (calibration/<gpu>/icache_ao*.json) shows the rate at w also depends
 on how the w warps are grouped into blocks (at w = 2 and 64-96 KiB: 0.97 from two four-warp
 blocks, 0.88 from one eight-warp block; at w = 4 one sixteen-warp block held together by
@@ -97,6 +121,65 @@ def stall_rate(table: tuple, code_kib: float, w: float) -> float:
     return fetch_rate(table, code_kib, w)
 
 
+#: Run BL's result file in calibration/<gpu>/: a hot loop inside larger code.
+ICACHE_PHASE_FILE = "icache_phase.json"
+#: Resident warps per scheduler from which run BL's loop-in-code rate may raise run AC's.
+LOOP_IN_CODE_WARPS = 2.0
+
+
+def load_icache_phase(folder: Path) -> tuple:
+    """((w, loop KiB, trips, code KiB, in step, eta), ...) from folder/ICACHE_PHASE_FILE
+    (run BL); () when absent."""
+    path = Path(folder) / ICACHE_PHASE_FILE
+    if not path.is_file():
+        return ()
+    rows = json.loads(path.read_text()).get("rows", [])
+    return tuple(sorted((float(r["warps_per_scheduler"]), float(r["hot_kib"]),
+                         float(r["trips"]), float(r["code_kib"]), not float(r["skew"]) > 0,
+                         float(r["fma_rate_per_scheduler"]))
+                        for r in rows if r.get("fma_rate_per_scheduler")))
+
+
+def _phase_rate(table: tuple, loop_kib: float, code_kib: float, trips: float, w: float,
+                in_step: bool) -> float:
+    """Run BL's rate, linear in the code size, log trips, loop size and w between the
+    measured points, held at the ends."""
+    rows = [r for r in table if r[4] == in_step]
+
+    def at(wv: float, hot: float, tr: float) -> float:
+        pts: dict = {}
+        for r in rows:
+            if r[0] == wv and r[1] == hot and r[2] == tr:
+                pts.setdefault(r[3], []).append(r[5])
+        sizes = sorted(pts)
+        return float(np.interp(code_kib, sizes, [float(np.mean(pts[x])) for x in sizes]))
+
+    ws = sorted({r[0] for r in rows})
+    hots = sorted({r[1] for r in rows})
+    trs = sorted({r[2] for r in rows})
+    log_trips = np.log(max(float(trips), 1.0))
+
+    def at_w(wv: float) -> float:
+        per_hot = [float(np.interp(log_trips, np.log(trs), [at(wv, h, t) for t in trs]))
+                   for h in hots]
+        return float(np.interp(loop_kib, hots, per_hot))
+
+    return float(np.interp(float(w), ws, [at_w(x) for x in ws]))
+
+
+def loop_in_code_rate(phase: tuple, loop_kib: float | None, code_kib: float | None,
+                      trips: float, w: float) -> float | None:
+    """eta_BL,out of the module docstring (forty-first change): run BL's issue rate of a
+    loop of loop_KiB run `trips` times inside code_KiB of code, its blocks out of step;
+    None where the rule is off (no run BL table, no loop or code size, or w outside
+    [LOOP_IN_CODE_WARPS, NO_STALL_WARPS))."""
+    if not phase or not loop_kib or not code_kib or loop_kib <= 0 or code_kib <= 0:
+        return None
+    if not LOOP_IN_CODE_WARPS <= float(w) < NO_STALL_WARPS:
+        return None
+    return _phase_rate(phase, loop_kib, code_kib, trips, w, in_step=False)
+
+
 #: ncu's metric of warps stalled on instruction fetch, per issue.
 NCU_NO_INSTRUCTION = ("smsp__average_warps_issue_stalled_no_instruction_per_issue_active"
                       ".ratio")
@@ -139,9 +222,23 @@ def code_kib(facts, spec) -> float | None:
     return float(n) * NVIDIA_INSTRUCTION_BYTES / 1024.0 if n else None
 
 
-def fetch_term(table: tuple, kib: float | None, w: float, source: str = "") -> Term | None:
+def loop_code_kib(facts, spec) -> float | None:
+    """The main loop's code size (KiB) from its compile facts (the loop's instructions x
+    the instruction size); None where unknown."""
+    if str(getattr(spec, "vendor", "")).lower() != "nvidia" or facts is None:
+        return None
+    if isinstance(facts, dict):
+        n = facts.get("loop_code_instructions")
+    else:
+        n = (getattr(facts, "mix_loop", None) or {}).get("instructions")
+    return float(n) * NVIDIA_INSTRUCTION_BYTES / 1024.0 if n else None
+
+
+def fetch_term(table: tuple, kib: float | None, w: float, source: str = "",
+               loop_eta: float | None = None, loop_inputs: dict | None = None) -> Term | None:
     """The Term of eta_fetch at the kernel's code size and w; None where the model has no
-    fetch limit for it (no table or no code size)."""
+    fetch limit for it (no table or no code size). loop_eta: run BL's rate of the kernel's
+    loop inside its code (loop_in_code_rate), which raises run AC's where it is higher."""
     if not table or not kib:
         return None
     if float(w) >= NO_STALL_WARPS:
@@ -151,12 +248,22 @@ def fetch_term(table: tuple, kib: float | None, w: float, source: str = "") -> T
                     note="ncu: the template's launches at 3 or more warps per scheduler put "
                          "<= 0.14 warps per issue on no_instruction (fetch.py); run AC's "
                          "table is not used here")
-    return Term("instruction_fetch_rate", fetch_rate(table, kib, w), "instr/clk",
+    eta = fetch_rate(table, kib, w)
+    if loop_eta is not None and loop_eta > eta:
+        return Term("instruction_fetch_rate", min(1.0, loop_eta), "instr/clk",
+                    "max(eta_AC(code_KiB, w), eta_BL,out(loop_KiB, code_KiB, trips, w)): "
+                    "run BL's rate of the main loop inside the whole code, out of step",
+                    {"code_KiB": kib, "w": w, "eta_AC": eta, **(loop_inputs or {})},
+                    note=f"run BL ({ICACHE_PHASE_FILE}) above run AC ({source or ICACHE_FILE})"
+                         "; issue pipe >= issue_s / eta_fetch")
+    return Term("instruction_fetch_rate", eta, "instr/clk",
                 "eta_fetch(code_KiB, w): measured issue rate of a straight-line loop of that "
                 "size (interpolated), below 3 warps per scheduler",
                 {"code_KiB": kib, "w": w},
                 note=f"run AC ({source or ICACHE_FILE}); issue pipe >= issue_s / eta_fetch")
 
 
-__all__ = ["ICACHE_FILE", "NO_STALL_WARPS", "NVIDIA_INSTRUCTION_BYTES", "code_kib", "fetch_rate",
-           "fetch_term", "load_icache", "ncu_fetch_stalls", "stall_rate"]
+__all__ = ["ICACHE_FILE", "ICACHE_PHASE_FILE", "LOOP_IN_CODE_WARPS", "NO_STALL_WARPS",
+           "NVIDIA_INSTRUCTION_BYTES", "code_kib", "fetch_rate", "fetch_term", "load_icache",
+           "load_icache_phase", "loop_code_kib", "loop_in_code_rate", "ncu_fetch_stalls",
+           "stall_rate"]
