@@ -173,8 +173,11 @@ def test_the_stamped_edge_blocks_keep_their_fitted_scale():
     # squares (0.63) as they were; with the cover at every u the fit would move to 0.74
     from gemmmodel.model.edge_tail import fit_edge_tail_scale
 
+    # (0.625 since the forty-first change moved the BK 32 8x8 /db builds' issue at w = 2;
+    # the stored 0.63 is kept, within 0.01 of it)
     res = fit_edge_tail_scale("h200", double=True)
-    assert res["scale"] == pytest.approx(0.63, abs=0.005)
+    assert res["scale"] == pytest.approx(0.625, abs=0.005)
+    assert abs(res["scale"] - load_calib("h200").theta()["edge_tail_scale_db"]) < 0.01
     for row in res["rows"]:
         cfg = row["config"]
         size = tuple(int(x) for x in row["size"].split("x")) + (1,)
