@@ -176,7 +176,7 @@ def test_selection_posthoc_scores_the_correction_round_by_round(h200_comparison)
 
     part = h200_comparison["neighbours"]
     assert part["rounds"] == list(HELDOUT_ROUNDS)          # the first round has no past
-    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 79
+    assert len(part["shapes"]) == len(part["model_only"]["shapes"]) == 4 + 6 * 80
     # docs/selection.md (244 shapes, through round 41: 96.99 / 94.01 / 98.73; 238 shapes,
     # through round 40: 96.99 / 94.03 / 98.75; 232 shapes,
     # through round 39: 97.02 / 94.04 / 98.72; 208 shapes,
@@ -295,7 +295,7 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     # session 65's end tiles
     assert part["model_only"]["min_top1_pct_of_best"] == pytest.approx(90.94, abs=0.05)
     every = part["all_shapes"]
-    assert every["n"] == 9 + 4 + 6 * 79 + 5
+    assert every["n"] == 9 + 4 + 6 * 80 + 5
     # 96.89 / 73.97 with round 49; 96.84 / 73.97 with round 48 and with round 47;
     # 96.82 / 73.97 with round 46;
     # 96.86 / 73.97 with round 45; 96.89 / 76.19 with session 47's model (the checked
@@ -318,9 +318,11 @@ def test_selection_posthoc_scores_the_issue_shapes_each_left_out(h200_comparison
     # 97.67 / 75.14 with session 67's fragment cover and rounds 67 and 68; 97.69 / 75.14
     # with round 69 (session 68); 97.77 / 75.14 with session 73's cold tile load and rounds
     # 76-78; 97.76 / 75.14 with session 74's and round 79; 97.79 / 74.86 with session 75's
-    # and round 80
-    assert every["mean_top1_pct_of_best"] == pytest.approx(97.79, abs=0.05)
-    assert every["min_top1_pct_of_best"] == pytest.approx(74.86, abs=0.05)
+    # and round 80; 97.70 / 72.18 with session 76's and round 81. Session 76's change moves
+    # none of these (without round 81: 97.79 / 74.86 with either model); round 81's
+    # timings, as neighbours of other shapes, move ten of them, 128x256x1024x40 98.9 -> 72.2
+    assert every["mean_top1_pct_of_best"] == pytest.approx(97.70, abs=0.05)
+    assert every["min_top1_pct_of_best"] == pytest.approx(72.18, abs=0.05)
     assert "each left out of its own correction" in render_posthoc(res)
 
 

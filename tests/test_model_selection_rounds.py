@@ -640,6 +640,17 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (85.20, 93.66, 94.13, 98.95), 0.0954,
      ["128x64x3072x66", "64x64x2048x132", "96x96x1024x58"],
      ["1056x512x1536", "704x768x2048"]),
+    # 81 (094a85f, the forty-first change, run BL's loop-in-code fetch rate at two warps per
+    # scheduler; ranked in session 76 before its sweep, device run F at 328399e): no tile
+    # multiples (2-D) and batched shapes, where the BK 32 8x8 /db builds with 143-168 KiB of
+    # code run at w = 2. Their 60 timings: mean log error +0.314 with session 75's model,
+    # +0.022 with the change (mean |error| 0.137); the picks are the same with either model
+    # (those builds rank near the end at these shapes). The model's worst: 1900x1900x768
+    # (88.5 %, 128x256x16/8x8/db/s8 picked)
+    ("heldout81", 80, "094a85f", (88.51, 92.95, 88.51, 95.33), 0.0695,
+     (94.41, 97.07, 94.41, 97.23), 0.0489,
+     ["200x232x576x36", "3300x700x2048"],
+     ["136x312x640x30", "1900x1900x768"]),
 ]
 
 
