@@ -210,28 +210,29 @@ def ncu_fetch_stalls(folder: Path) -> list[dict]:
     return out
 
 
-def code_kib(facts, spec) -> float | None:
-    """The kernel's code size (KiB) from its compile facts: total instructions x the
-    instruction size; None where either is unknown (AMD: variable-length encodings)."""
+def _facts_kib(facts, spec, table_key: str, mix: str) -> float | None:
+    """Instructions x the instruction size (KiB): facts[table_key] of a template table's
+    facts, or the "instructions" of the KernelFacts mix `mix`; None where either is unknown
+    (AMD: variable-length encodings)."""
     if str(getattr(spec, "vendor", "")).lower() != "nvidia" or facts is None:
         return None
     if isinstance(facts, dict):
-        n = facts.get("code_instructions")
+        n = facts.get(table_key)
     else:
-        n = (getattr(facts, "mix_total", None) or {}).get("instructions")
+        n = (getattr(facts, mix, None) or {}).get("instructions")
     return float(n) * NVIDIA_INSTRUCTION_BYTES / 1024.0 if n else None
+
+
+def code_kib(facts, spec) -> float | None:
+    """The kernel's code size (KiB) from its compile facts: total instructions x the
+    instruction size; None where either is unknown (AMD: variable-length encodings)."""
+    return _facts_kib(facts, spec, "code_instructions", "mix_total")
 
 
 def loop_code_kib(facts, spec) -> float | None:
     """The main loop's code size (KiB) from its compile facts (the loop's instructions x
     the instruction size); None where unknown."""
-    if str(getattr(spec, "vendor", "")).lower() != "nvidia" or facts is None:
-        return None
-    if isinstance(facts, dict):
-        n = facts.get("loop_code_instructions")
-    else:
-        n = (getattr(facts, "mix_loop", None) or {}).get("instructions")
-    return float(n) * NVIDIA_INSTRUCTION_BYTES / 1024.0 if n else None
+    return _facts_kib(facts, spec, "loop_code_instructions", "mix_loop")
 
 
 def fetch_term(table: tuple, kib: float | None, w: float, source: str = "",
