@@ -59,8 +59,8 @@ KiB at w = 2: 0.39-0.90), but the template's builds there are not slower than ru
 says: taking run BL's rate there put held-out picks on worse builds (session 76). At one
 warp per scheduler run AC's rate stays. Session 69 found that a GEMM's last round at w = 1
 follows the whole code's rate, where run BL's loop does not; a session 76 variant that took
-run BL's rate at w = 1 too put 4 held-out shapes' picks at 75-80 % of the best. Without run BL's file (every GPU
-but the H200) the rule is off.
+run BL's rate at w = 1 too put 4 held-out shapes' picks at 75-80 % of the best. Without run
+BL's file (every GPU but the H200) the rule is off.
 
 Not modelled: run AO (calibration/<gpu>/icache_ao*.json) shows the rate at w also depends
 on how the w warps are grouped into blocks (at w = 2 and 64-96 KiB: 0.97 from two four-warp
@@ -71,6 +71,7 @@ barriers 0.83-0.94 against 0.66-0.70 otherwise); the table is of four-warp block
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -140,27 +141,31 @@ def load_icache_phase(folder: Path) -> tuple:
                         for r in rows if r.get("fma_rate_per_scheduler")))
 
 
+@lru_cache(maxsize=8)
+def _phase_grid(table: tuple, in_step: bool) -> tuple:
+    """Run BL's rows of one step grouped once per table: (ws, loop sizes, trips,
+    {(w, loop KiB, trips): (code sizes, mean eta at each)})."""
+    groups: dict = {}
+    for w, hot, tr, kib, step, eta in table:
+        if step == in_step:
+            groups.setdefault((w, hot, tr), {}).setdefault(kib, []).append(eta)
+    curves = {key: (tuple(sorted(pts)), tuple(float(np.mean(pts[x])) for x in sorted(pts)))
+              for key, pts in groups.items()}
+    axes = [sorted({key[i] for key in curves}) for i in range(3)]
+    return (*axes, curves)
+
+
 def _phase_rate(table: tuple, loop_kib: float, code_kib: float, trips: float, w: float,
                 in_step: bool) -> float:
     """Run BL's rate, linear in the code size, log trips, loop size and w between the
     measured points, held at the ends."""
-    rows = [r for r in table if r[4] == in_step]
-
-    def at(wv: float, hot: float, tr: float) -> float:
-        pts: dict = {}
-        for r in rows:
-            if r[0] == wv and r[1] == hot and r[2] == tr:
-                pts.setdefault(r[3], []).append(r[5])
-        sizes = sorted(pts)
-        return float(np.interp(code_kib, sizes, [float(np.mean(pts[x])) for x in sizes]))
-
-    ws = sorted({r[0] for r in rows})
-    hots = sorted({r[1] for r in rows})
-    trs = sorted({r[2] for r in rows})
+    ws, hots, trs, curves = _phase_grid(table, in_step)
+    log_trs = np.log(trs)
     log_trips = np.log(max(float(trips), 1.0))
 
     def at_w(wv: float) -> float:
-        per_hot = [float(np.interp(log_trips, np.log(trs), [at(wv, h, t) for t in trs]))
+        per_hot = [float(np.interp(log_trips, log_trs,
+                                   [np.interp(code_kib, *curves[(wv, h, t)]) for t in trs]))
                    for h in hots]
         return float(np.interp(loop_kib, hots, per_hot))
 
