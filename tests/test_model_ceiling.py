@@ -16,9 +16,9 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     res = selection_ceiling("h200")
     committed, refit = res["committed"], res["insample"]
     # every swept (config, shape) assembles; 1024x1024x8192 was swept twice (heldout7, run L)
-    assert res["n"] == 3348 + 12648 + 75 * 2232 + 1860 - 372
+    assert res["n"] == 3348 + 12648 + 76 * 2232 + 1860 - 372
     assert list(committed["parts"]) == ["first", *HELDOUT_ROUNDS, "occupancy", "all"]
-    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 80 + 5
+    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 81 + 5
     assert set(refit["params"]) == set(FITTED_BY_DEFAULT)
     assert refit["params"] != committed["params"]
     # the refit minimises the log error on these very timings: it cannot be far worse

@@ -651,6 +651,16 @@ SIXTEEN_NEIGHBOUR_ROUNDS = [
      (94.41, 97.07, 94.41, 97.23), 0.0489,
      ["200x232x576x36", "3300x700x2048"],
      ["136x312x640x30", "1900x1900x768"]),
+    # 82 (3cf09bd, session 76's model unchanged; ranked in session 77 before its sweep,
+    # device run F at e2ed074): short K (128-256), three 2-D shapes (a first: only 1400x1400
+    # at K 96 and 256 before) and three batched. The model's worst: 192x320x192x40 (91.3 %,
+    # 64x64x16/8x4/p4/db picked where 64x64x16/4x8/db is best). Tried post hoc, not kept:
+    # the C tile's bytes left out of the loop's bytes in flight (the loaded-latency factor),
+    # mean top1 96.25 -> 95.87 %, times 8.3 -> 8.9 % (docs/model.md, session 77)
+    ("heldout82", 81, "3cf09bd", (91.28, 96.25, 91.28, 97.00), 0.0832,
+     (89.42, 97.67, 91.28, 98.50), 0.0534,
+     ["192x320x192x40"],
+     ["1536x3072x256", "256x256x128x48", "3000x2200x192"]),
 ]
 
 
