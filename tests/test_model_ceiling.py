@@ -16,9 +16,9 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     res = selection_ceiling("h200")
     committed, refit = res["committed"], res["insample"]
     # every swept (config, shape) assembles; 1024x1024x8192 was swept twice (heldout7, run L)
-    assert res["n"] == 3348 + 12648 + 76 * 2232 + 1860 - 372
+    assert res["n"] == 3348 + 12648 + 77 * 2232 + 1860 - 372
     assert list(committed["parts"]) == ["first", *HELDOUT_ROUNDS, "occupancy", "all"]
-    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 81 + 5
+    assert len(committed["parts"]["all"]["shapes"]) == 9 + 4 + 6 * 82 + 5
     assert set(refit["params"]) == set(FITTED_BY_DEFAULT)
     assert refit["params"] != committed["params"]
     # the refit minimises the log error on these very timings: it cannot be far worse
@@ -40,9 +40,10 @@ def test_selection_ceiling_refits_on_every_sweep_and_scores_both_fits():
     # and 66 included (session 66, no model change): 97.72 / 95.68 / 69.66; session 67's
     # fragment cover, rounds 67 and 68 included: 97.72 / 95.85 / 72.61; round 69 included
     # (session 68, no model change): 97.72 / 95.86 / 72.61; session 74's cold tile load at up
-    # to three blocks per SM, round 79 included: 97.72 / 96.00 / 72.61
+    # to three blocks per SM, round 79 included: 97.72 / 96.00 / 72.61; session 76's model,
+    # rounds 80-83 included (session 77): 97.72 / 95.90 / 72.61
     assert committed["parts"]["first"]["mean_top1_pct_of_best"] == pytest.approx(97.72, abs=0.05)
-    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(96.00, abs=0.1)
+    assert committed["parts"]["all"]["mean_top1_pct_of_best"] == pytest.approx(95.90, abs=0.1)
     # 72.61 before rounds 76-78; 58.95: round 78's 160x96x3072x14 (session 73); 72.61 again
     # with session 74's change (160x96x3072x14 at 100 %)
     assert committed["parts"]["all"]["min_top1_pct_of_best"] == pytest.approx(72.61, abs=0.05)

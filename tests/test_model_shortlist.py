@@ -40,7 +40,7 @@ def test_record_of_the_committed_h200_rounds(h200_comparison):
 
     rec = shortlist_record(CALIBRATION_DIR / "h200")
     assert rec["rounds"] == ["first", *HELDOUT_ROUNDS]
-    assert rec["shapes"] == 9 + 4 + 6 * 81 == len(rec["rows"])
+    assert rec["shapes"] == 9 + 4 + 6 * 82 == len(rec["rows"])
     per_k = {r["k"]: r for r in rec["per_k"]}
     assert list(per_k) == list(SHORTLIST_K)
     # k = 1 and 3 are the top-1 / top-3 over every pre-registered shape

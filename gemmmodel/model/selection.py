@@ -48,7 +48,7 @@ RECORD_META = "selection_predictions.json"
 HELDOUT_ROUND = "heldout"
 #: Every later round, in the order they were recorded (each ranked before its own sweep).
 #: The number of the last one: add a round by raising it once its ranking is committed.
-LAST_HELDOUT_ROUND = 82
+LAST_HELDOUT_ROUND = 83
 HELDOUT_ROUNDS = (HELDOUT_ROUND,
                   *(f"{HELDOUT_ROUND}{i}" for i in range(2, LAST_HELDOUT_ROUND + 1)))
 POSTHOC_LABEL = "post hoc: the model was changed after seeing this sweep"
